@@ -1,0 +1,117 @@
+"""What the runner reports: plain dataclasses that turn into JSON and back.
+
+These are the runner's public contract (the CLI's --json output and the Python API).
+Field names are relied on outside the project; add fields, never rename them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+VERDICTS = ("correct", "incorrect", "compile_error", "runtime_error", "timeout", "rejected")
+BACKENDS = ("cuda_cpp", "cpu_cpp", "nvrtc", "triton", "torch")
+
+
+@dataclass
+class Check:
+    """One named integrity or correctness check and its outcome."""
+
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+@dataclass
+class ReferenceReport:
+    """Outcome of validating a reference problem (`python -m gpurunner check`)."""
+
+    ok: bool
+    error: str | None = None  # one specific sentence when not ok
+    line: int | None = None  # line in the reference the error points at, when known
+    device: str = "cpu"
+    input_shapes: list[list[int]] = field(default_factory=list)
+    input_dtypes: list[str] = field(default_factory=list)
+    output_shapes: list[list[int]] = field(default_factory=list)
+    output_dtypes: list[str] = field(default_factory=list)
+    init_inputs: list[Any] = field(default_factory=list)
+    flops: float = 0.0
+    bytes: float = 0.0
+    operators: list[str] = field(default_factory=list)  # aten ops the forward runs
+    parameters: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ReferenceReport:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass
+class Verdict:
+    """Outcome of evaluating one candidate against a reference.
+
+    `verdict` is one of VERDICTS. `rejected` means the values were right but an integrity
+    rule was broken. Times are milliseconds (median); spreads are percent of the median.
+    """
+
+    verdict: str
+    reason: str
+    checks: list[Check] = field(default_factory=list)
+    backend: str | None = None
+    device: str = "cpu"
+    device_name: str = ""
+    ref_ms: float | None = None
+    ref_spread_pct: float | None = None
+    compile_ref_ms: float | None = None
+    cand_ms: float | None = None
+    cand_spread_pct: float | None = None
+    speedup: float | None = None
+    speedup_vs_compile: float | None = None
+    max_abs_err: float | None = None
+    rel_err: float | None = None
+    roofline_pct: float | None = None
+    achieved_gbps: float | None = None
+    achieved_tflops: float | None = None
+    precision: str | None = None  # e.g. "tf32", "bf16" when the candidate changed precision
+    compile_s: float | None = None
+    compile_log: str = ""
+    error: str = ""  # traceback or compiler output for failures
+    eval_s: float | None = None
+
+    @property
+    def is_correct(self) -> bool:
+        return self.verdict == "correct"
+
+    def failed_checks(self) -> list[Check]:
+        return [c for c in self.checks if not c.passed]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Verdict:
+        names = {f.name for f in fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in names}
+        kwargs["checks"] = [c if isinstance(c, Check) else Check(**c) for c in data.get("checks", [])]
+        return cls(**kwargs)
+
+
+@dataclass
+class EvalOptions:
+    """How to evaluate a candidate. Defaults match the CLI's."""
+
+    device: str = "cpu"
+    trials: int = 5
+    atol: float = 1e-2
+    rtol: float = 1e-2
+    timeout_s: float = 60.0  # the candidate's run: checks and timing
+    compile_timeout_s: float = 600.0  # building the candidate's extensions
+    policy: str = "any"  # "any" or "custom-kernels"
+    compile_baseline: bool = True  # also time the reference under torch.compile
+    cache_dir: str | None = None  # build and baseline cache; default under ~/.cache/kernelweb
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

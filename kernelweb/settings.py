@@ -1,0 +1,165 @@
+"""Settings, all from the environment. Defaults: one machine, SQLite, no Redis, no API key."""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(os.environ.get("KERNELWEB_DATA_DIR", BASE_DIR / "var"))
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    return default if value is None else value.strip().lower() in ("1", "true", "yes", "on")
+
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG and not env_bool("KERNELWEB_LOCAL", True):
+        raise RuntimeError("SECRET_KEY must be set when DEBUG is off and KERNELWEB_LOCAL=0")
+    # Local default: a key kept in the data directory so sessions survive restarts.
+    key_file = DATA_DIR / "secret_key"
+    if not key_file.exists():
+        import secrets
+
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+    SECRET_KEY = key_file.read_text().strip()
+
+# Single-user mode on 127.0.0.1: a newcomer starts without an account.
+LOCAL_MODE = env_bool("KERNELWEB_LOCAL", True)
+ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
+CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "huey.contrib.djhuey",
+    "search",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "search.local_user.LocalUserMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "kernelweb.urls"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+WSGI_APPLICATION = None
+ASGI_APPLICATION = "kernelweb.asgi.application"
+
+DATABASES = {
+    "default": dj_database_url.config(
+        default=f"sqlite:///{DATA_DIR / 'kernelweb.sqlite3'}", conn_max_age=0
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL lets the web process read while the worker writes; wait rather than fail on a lock.
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
+    }
+    HUEY = {
+        "huey_class": "huey.RedisHuey",
+        "name": os.environ.get("HUEY_NAME", "kernelweb"),
+        "url": REDIS_URL,
+        "immediate": env_bool("HUEY_IMMEDIATE", False),
+        "consumer": {"workers": int(os.environ.get("HUEY_WORKERS", "2")), "worker_type": "thread"},
+    }
+else:
+    # No channel layer: the websocket consumer polls the event table (see docs/architecture.md).
+    CHANNEL_LAYERS = {}
+    HUEY = {
+        "huey_class": "huey.SqliteHuey",
+        "name": "kernelweb",
+        "filename": str(DATA_DIR / "huey.sqlite3"),
+        "immediate": env_bool("HUEY_IMMEDIATE", False),  # djhuey would default it to DEBUG
+        "consumer": {"workers": int(os.environ.get("HUEY_WORKERS", "2")), "worker_type": "thread"},
+    }
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "staticfiles"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+DATA_UPLOAD_MAX_MEMORY_SIZE = 4 * 1024 * 1024
+
+if not DEBUG and not LOCAL_MODE:
+    SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
+    CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+
+# The runner: which device candidates run on, and how many evaluate at once on this machine.
+RUNNER_DEVICE = os.environ.get("RUNNER_DEVICE", "")  # "" = cuda when available, else cpu
+RUNNER_WORKERS = int(os.environ.get("RUNNER_WORKERS", "0")) or None  # None = CPU cores
+RUNNER_CACHE_DIR = os.environ.get("RUNNER_CACHE_DIR", str(DATA_DIR / "runner-cache"))
+# Evaluation jobs go to GPU worker queues when set (scale-out); else a local process pool.
+RUNNER_REMOTE = env_bool("RUNNER_REMOTE", False)
+
+# Model providers. Keys never reach the runner's sandbox (it scrubs its environment).
+OPENAI_API_KEY = os.environ.get("OPENAI_API_KEY", "")
+OPENAI_BASE_URL = os.environ.get("OPENAI_BASE_URL", "") or None
+ANTHROPIC_API_KEY = os.environ.get("ANTHROPIC_API_KEY", "")
+ANTHROPIC_BASE_URL = os.environ.get("ANTHROPIC_BASE_URL", "") or None
+DEFAULT_PROPOSER = os.environ.get("KERNELWEB_PROPOSER", "builtin")
+DEFAULT_MODEL = os.environ.get("KERNELWEB_MODEL", "")
+
+# A running search writes a heartbeat; one silent this long is re-claimed and resumed.
+SEARCH_STALE_AFTER_S = int(os.environ.get("SEARCH_STALE_AFTER_S", "120"))
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Creates the virtual environment and installs what is missing. Idempotent.
+# A host whose Python already has PyTorch (a GPU host) reuses it instead of downloading another.
+set -euo pipefail
+PYTHON=${PYTHON:-python3}
+VENV=${VENV:-.venv}
+
+if [ ! -x "$VENV/bin/python" ]; then
+    if "$PYTHON" -c "import torch" 2>/dev/null; then
+        "$PYTHON" -m venv --system-site-packages "$VENV"
+    else
+        "$PYTHON" -m venv "$VENV"
+    fi
+fi
+PIP="$VENV/bin/python -m pip"
+if ! "$VENV/bin/python" -c "import torch" 2>/dev/null; then
+    # The CPU build; an unpinned torch would pull several GB of CUDA packages.
+    $PIP install -q "torch==2.13.0" || $PIP install -q torch --index-url https://download.pytorch.org/whl/cpu
+fi
+if [ "${WITH_TEST:-0}" = "1" ]; then
+    $PIP install -q -e ".[test]"
+    # Debian's chromium drives the browser tests (Playwright uses it through executable_path).
+    if ! command -v chromium >/dev/null 2>&1; then
+        SUDO=""; [ "$(id -u)" = "0" ] || SUDO="sudo"
+        $SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q chromium
+    fi
+else
+    $PIP install -q -e .
+fi

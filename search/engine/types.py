@@ -1,0 +1,166 @@
+"""Plain data the search engine works on. No Django here: the web app persists these."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+# The optimization categories of the fast-kernels study; every idea carries one.
+CATEGORIES = {
+    "memory": "Memory access",
+    "async": "Asynchronous operations and latency hiding",
+    "precision": "Data type and precision",
+    "compute": "Computation and instructions",
+    "parallelism": "Parallelism and occupancy",
+    "control_flow": "Control flow and loops",
+}
+
+NODE_KINDS = ("reference", "idea", "kernel")
+KERNEL_STATUSES = (
+    "proposed", "compiling", "checking", "timing", "correct", "incorrect",
+    "compile_error", "runtime_error", "timeout", "rejected", "failed",  # failed: proposer error
+)
+FINAL_STATUSES = {s for s in KERNEL_STATUSES if s not in ("proposed", "compiling", "checking", "timing")}
+
+
+@dataclass
+class SearchConfig:
+    strategy: str = "branching"  # "branching" or "sequential"
+    proposer: str = "builtin"  # builtin | openai | anthropic | ensemble | scripted
+    model: str = ""
+    rounds: int = 5
+    ideas_per_round: int = 4  # K
+    impls_per_idea: int = 2  # M
+    seeds_per_round: int = 2  # B
+    device: str = "cpu"
+    tolerance: float = 1e-2  # atol and rtol
+    policy: str = "any"  # "any" or "custom-kernels"
+    trials: int = 5
+    timeout_s: float = 60.0
+    max_candidates: int | None = None
+    max_cost_usd: float | None = None
+    max_wall_s: float | None = None
+    use_library: bool = True  # start from kept kernels of similar problems
+    compile_baseline: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SearchConfig:
+        known = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclass
+class Usage:
+    """What one model call cost."""
+
+    model: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.model or other.model, self.input_tokens + other.input_tokens,
+                     self.output_tokens + other.output_tokens, self.cost_usd + other.cost_usd)
+
+
+@dataclass
+class Node:
+    """A node of the search tree. Kernel and idea nodes alternate below the reference."""
+
+    kind: str  # "reference" | "idea" | "kernel"
+    round: int
+    id: int | None = None  # assigned by the store
+    parent_id: int | None = None
+    key: str = ""  # stable identity inside a search, e.g. "r1/i0/k1"; makes resume idempotent
+    # idea nodes
+    idea: str = ""
+    category: str = ""
+    # kernel nodes
+    source: str = ""
+    backend: str | None = None
+    status: str = "proposed"
+    verdict: dict[str, Any] = field(default_factory=dict)  # gpurunner Verdict.to_dict()
+    speedup: float | None = None
+    speedup_vs_compile: float | None = None
+    cand_ms: float | None = None
+    error: str = ""
+    usage: Usage = field(default_factory=Usage)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Idea:
+    text: str
+    category: str  # a key of CATEGORIES
+
+
+@dataclass
+class TriedIdea:
+    """History line the proposer sees: an idea and how its implementations fared."""
+
+    round: int
+    text: str
+    category: str
+    outcomes: list[dict[str, Any]]  # per implementation: status, speedup, failed checks, error
+
+
+@dataclass
+class ProposalContext:
+    """Everything a proposer may condition on when writing ideas."""
+
+    reference: str
+    reference_info: dict[str, Any]  # gpurunner ReferenceReport.to_dict()
+    seeds: list[Node]  # current seed kernels with their measurements
+    history: list[TriedIdea]  # every idea tried so far with outcomes
+    round: int
+    device: str
+    tolerance: float
+    policy: str
+    unexplored_categories: list[str]
+
+
+@dataclass
+class Implementation:
+    source: str = ""
+    error: str = ""  # why the proposer could not produce code (malformed answer, refusal...)
+    usage: Usage = field(default_factory=Usage)
+
+
+class Proposer(Protocol):
+    name: str
+
+    def propose_ideas(self, ctx: ProposalContext, k: int) -> tuple[list[Idea], Usage]:
+        """Write k ideas, conditioned on ctx. Raises ProposerError on failure."""
+        ...
+
+    def implement(self, ctx: ProposalContext, parent: Node, idea: Idea, m: int) -> list[Implementation]:
+        """Write m implementations of idea starting from the parent kernel."""
+        ...
+
+
+class ProposerError(Exception):
+    """A model call failed in a way the search records on a node and moves past."""
+
+
+class Store(Protocol):
+    """Where the engine keeps the tree. The web app persists and streams; tests keep a list."""
+
+    def add_node(self, node: Node) -> Node: ...  # assigns id; returns existing node if key exists
+    def update_node(self, node: Node) -> None: ...
+    def nodes(self) -> list[Node]: ...
+    def emit(self, kind: str, payload: dict[str, Any]) -> None: ...
+    def save_checkpoint(self, state: dict[str, Any]) -> None: ...
+    def load_checkpoint(self) -> dict[str, Any] | None: ...
+    def heartbeat(self) -> None: ...
+    def cancel_requested(self) -> bool: ...
+
+
+class Evaluator(Protocol):
+    def __call__(self, reference: str, sources: list[str], config: SearchConfig) -> list[dict[str, Any]]:
+        """Evaluate candidate sources; returns gpurunner Verdict dicts in the same order."""
+        ...
