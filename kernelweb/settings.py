@@ -133,14 +133,34 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 DATA_UPLOAD_MAX_MEMORY_SIZE = 4 * 1024 * 1024
+# A reference larger than this is refused (413) before anything runs it.
+REFERENCE_MAX_BYTES = int(os.environ.get("REFERENCE_MAX_BYTES", str(200 * 1024)))
 
 if not DEBUG and not LOCAL_MODE:
     SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
     CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
     SECURE_CONTENT_TYPE_NOSNIFF = True
 
+
+
+def gpu_present() -> bool:
+    """Whether this host has an NVIDIA GPU, without importing torch in the web process."""
+    if Path("/proc/driver/nvidia/gpus").is_dir() and any(Path("/proc/driver/nvidia/gpus").iterdir()):
+        return True
+    import shutil
+    import subprocess
+
+    if not shutil.which("nvidia-smi"):
+        return False
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and "GPU" in out.stdout
+
+
 # The runner: which device candidates run on, and how many evaluate at once on this machine.
-RUNNER_DEVICE = os.environ.get("RUNNER_DEVICE", "")  # "" = cuda when available, else cpu
+RUNNER_DEVICE = os.environ.get("RUNNER_DEVICE", "") or ("cuda" if gpu_present() else "cpu")
 RUNNER_WORKERS = int(os.environ.get("RUNNER_WORKERS", "0")) or None  # None = CPU cores
 RUNNER_CACHE_DIR = os.environ.get("RUNNER_CACHE_DIR", str(DATA_DIR / "runner-cache"))
 # Evaluation jobs go to GPU worker queues when set (scale-out); else a local process pool.
@@ -156,6 +176,12 @@ DEFAULT_MODEL = os.environ.get("KERNELWEB_MODEL", "")
 
 # A running search writes a heartbeat; one silent this long is re-claimed and resumed.
 SEARCH_STALE_AFTER_S = int(os.environ.get("SEARCH_STALE_AFTER_S", "120"))
+# How often a running search's worker proves it is alive, independent of evaluation batches.
+SEARCH_HEARTBEAT_S = int(os.environ.get("SEARCH_HEARTBEAT_S", "20"))
+# Upper bounds on what one search may ask for (the API refuses more).
+SEARCH_MAX_ROUNDS = int(os.environ.get("SEARCH_MAX_ROUNDS", "50"))
+SEARCH_MAX_IDEAS = int(os.environ.get("SEARCH_MAX_IDEAS", "32"))
+SEARCH_MAX_IMPLS = int(os.environ.get("SEARCH_MAX_IMPLS", "16"))
 
 LOGGING = {
     "version": 1,
