@@ -10,7 +10,7 @@ from typing import Any
 
 from django.http import Http404, HttpRequest
 from ninja import NinjaAPI, Schema
-from ninja.errors import AuthenticationError, ParseError
+from ninja.errors import AuthenticationError, HttpError
 
 from search import services
 from search.access import node_for_user_or_404, search_for_user_or_404, searches_for_user
@@ -100,20 +100,19 @@ class EventOut(Schema):
     created: str
 
 
-@api.exception_handler(ParseError)
-def unparsable_body(request: HttpRequest, exc: ParseError):
-    # Binary junk or invalid UTF-8 is bad input, not a malformed request line.
-    return api.create_response(request, {"detail": f"The request body is not valid JSON text: {exc}"}, status=422)
+@api.exception_handler(HttpError)
+def http_error(request: HttpRequest, exc: HttpError):
+    if isinstance(exc, AuthenticationError):
+        return api.create_response(request, {"detail": "Log in or send Authorization: Bearer <token>."}, status=401)
+    if exc.status_code == 400 and str(exc).startswith("Cannot parse request body"):
+        # Binary junk or invalid UTF-8 is bad input (422), like any other unusable reference.
+        return api.create_response(request, {"detail": "The request body is not valid JSON text (binary data or invalid UTF-8)."}, status=422)
+    return api.create_response(request, {"detail": str(exc)}, status=exc.status_code)
 
 
 @api.exception_handler(Http404)
 def not_found(request: HttpRequest, exc: Http404):
     return api.create_response(request, {"detail": str(exc) or "Not found."}, status=404)
-
-
-@api.exception_handler(AuthenticationError)
-def unauthenticated(request: HttpRequest, exc: AuthenticationError):
-    return api.create_response(request, {"detail": "Log in or send Authorization: Bearer <token>."}, status=401)
 
 
 @api.post("/searches", response={201: CreatedOut, 413: ErrorOut, 422: ErrorOut}, tags=["searches"])

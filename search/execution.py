@@ -1,0 +1,210 @@
+"""Running one search: claim it, drive the engine through a DjangoStore, record how it ended.
+
+Used by the huey task and by `manage.py optimize` (in-process). Every status change goes
+through emit('search_status'). A worker holds a search by its `resumes` value (the claim):
+claiming is one atomic UPDATE, so exactly one worker runs (or resumes) a search at a time.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import threading
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections, connection
+from django.db.models import Count, Q, Sum
+from django.utils import timezone
+
+from search.engine.types import SearchConfig
+from search.events import emit
+from search.models import LibraryKernel, Node, Search
+from search.serialize import costs_json
+from search.store import DjangoStore
+
+log = logging.getLogger(__name__)
+
+LIBRARY_SEEDS = 3  # kept kernels of the same operators a new search starts from
+
+
+def claim_queued(search_id: int) -> int | None:
+    """Take a queued search for this worker; its claim, or None when it is not queued."""
+    now = timezone.now()
+    if not Search.objects.filter(id=search_id, status="queued").update(status="running", heartbeat=now, started=now):
+        return None
+    return Search.objects.values_list("resumes", flat=True).get(id=search_id)
+
+
+def reclaim_stale(now: datetime | None = None) -> list[tuple[int, int]]:
+    """Claim every running search whose heartbeat is older than SEARCH_STALE_AFTER_S.
+
+    Each claim is one `UPDATE ... WHERE id=? AND resumes=<seen> AND heartbeat=<seen>`, so of
+    several workers doing this at once exactly one wins each search. Returns (id, claim) pairs.
+    """
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.SEARCH_STALE_AFTER_S)
+    stale = Search.objects.filter(status="running").filter(Q(heartbeat__lt=cutoff) | Q(heartbeat__isnull=True))
+    claimed = []
+    for search_id, resumes, heartbeat in stale.values_list("id", "resumes", "heartbeat"):
+        won = Search.objects.filter(id=search_id, status="running", resumes=resumes, heartbeat=heartbeat).update(
+            resumes=resumes + 1, heartbeat=now
+        )
+        if won:
+            claimed.append((search_id, resumes + 1))
+    return claimed
+
+
+def provider_keys() -> dict[str, str]:
+    """API keys and endpoints for the proposers; they stay in this process, never the runner's."""
+    keys = {
+        "openai": settings.OPENAI_API_KEY,
+        "openai_base_url": settings.OPENAI_BASE_URL or "",
+        "anthropic": settings.ANTHROPIC_API_KEY,
+        "anthropic_base_url": settings.ANTHROPIC_BASE_URL or "",
+    }
+    return {k: v for k, v in keys.items() if v}
+
+
+def library_seeds(search: Search, config: SearchConfig) -> list[str]:
+    """Sources of the best kept kernels for the same operators on the same device."""
+    if not config.use_library or not search.problem.signature:
+        return []
+    rows = (LibraryKernel.objects.filter(signature=search.problem.signature, device=config.device)
+            .exclude(search_id=search.id).order_by("-speedup")[:LIBRARY_SEEDS])
+    return [r.source for r in rows]
+
+
+def keep_in_library(search: Search, best: Node) -> None:
+    """Keep a finished search's best kernel under its problem's operator signature."""
+    if best.kind != "kernel" or best.status != "correct" or not best.speedup:
+        return
+    LibraryKernel.objects.update_or_create(
+        search=search,
+        defaults={"signature": search.problem.signature, "problem": search.problem, "source": best.source,
+                  "backend": best.backend, "device": search.config.get("device", "cpu"), "speedup": best.speedup},
+    )
+
+
+def refresh_counters(search_id: int) -> dict[str, Any]:
+    """Recount candidates, correct kernels, tokens and cost from the stored nodes."""
+    kernels = Node.objects.filter(search_id=search_id, kind="kernel")
+    counts = kernels.exclude(status__in=("proposed", "compiling", "checking", "timing", "failed")).aggregate(
+        candidates=Count("id"), correct=Count("id", filter=Q(status="correct")))
+    usage = Node.objects.filter(search_id=search_id).aggregate(
+        input_tokens=Sum("input_tokens"), output_tokens=Sum("output_tokens"), cost_usd=Sum("cost_usd"))
+    gpu_seconds = sum((v or {}).get("eval_s") or 0.0 for v in kernels.values_list("verdict", flat=True))
+    values = {**counts, **{k: v or 0 for k, v in usage.items()}, "gpu_seconds": gpu_seconds}
+    Search.objects.filter(id=search_id).update(**values)
+    return values
+
+
+class Heartbeat:
+    """Beats for a running search from a thread, so a long evaluation batch is not mistaken
+    for a dead worker; a killed process stops beating and the search goes stale."""
+
+    def __init__(self, store: DjangoStore, interval_s: float) -> None:
+        self.store, self.interval_s = store, interval_s
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self.run, name=f"heartbeat-{store.search_id}", daemon=True)
+
+    def run(self) -> None:
+        try:
+            while not self.stopped.wait(self.interval_s):
+                self.store.heartbeat()
+        finally:
+            connection.close()  # this thread's own connection
+
+    def __enter__(self) -> Heartbeat:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopped.set()
+        self.thread.join(timeout=5)
+
+
+def set_status(store: DjangoStore, status: str, reason: str = "") -> bool:
+    """Record a status (fenced by the store's claim) and stream it; False if the claim is gone."""
+    now = timezone.now()
+    fields: dict[str, Any] = {"status": status, "status_reason": reason[:2000]}
+    if status in ("finished", "failed", "cancelled"):
+        fields["finished"] = now
+    if not store._mine().update(**fields):
+        store.lost = True
+        return False
+    round_ = Search.objects.values_list("round", flat=True).get(id=store.search_id)
+    store._emit("search_status", {"status": status, "round": round_, "reason": reason})
+    return True
+
+
+def call_engine(engine: Callable[..., Any], search: Search, config: SearchConfig, proposer: Any,
+                evaluator: Any, store: DjangoStore) -> Any:
+    """Call run_search, passing library seeds when the engine takes them."""
+    kwargs: dict[str, Any] = {}
+    if "library_seeds" in inspect.signature(engine).parameters:
+        kwargs["library_seeds"] = library_seeds(search, config)
+    return engine(search.problem.source, search.problem.info, config, proposer, evaluator, store, **kwargs)
+
+
+def execute_search(search_id: int, claim: int | None, *, listener: Callable[[Any], None] | None = None,
+                   engine: Callable[..., Any] | None = None, proposer: Any = None,
+                   evaluator: Any = None) -> str:
+    """Run (or resume) a claimed search to its end; returns the final status.
+
+    Ends finished, cancelled or failed (with the error as the reason) — never stuck running —
+    unless another worker re-claimed it meanwhile ("lost": that worker finishes it).
+    """
+    search = Search.objects.select_related("problem").get(id=search_id)
+    store = DjangoStore(search_id, claim=claim, listener=listener)
+    config = SearchConfig.from_dict(search.config)
+    resumed = search.resumes > 0 and search.checkpoint is not None
+    if not set_status(store, "running", "resumed after a worker stopped" if resumed else ""):
+        return "lost"
+    try:
+        with Heartbeat(store, settings.SEARCH_HEARTBEAT_S):
+            if engine is None:
+                from search.engine import run_search as engine
+            if proposer is None:
+                from search.proposers import make_proposer
+
+                proposer = make_proposer(config, provider_keys())
+            if evaluator is None:
+                from search.evaluation import make_evaluator
+
+                evaluator = make_evaluator()
+            outcome = call_engine(engine, search, config, proposer, evaluator, store)
+    except Exception as exc:
+        log.exception("search %s failed", search_id)
+        if store.lost:
+            return "lost"
+        close_old_connections()
+        finish(store, "failed", f"{type(exc).__name__}: {exc}")
+        return "failed"
+    if store.lost:
+        return "lost"
+    best = getattr(outcome, "best", outcome)  # a SearchOutcome, or the best node itself
+    if best is not None and getattr(best, "id", None):
+        store._mine().update(best_node_id=best.id)
+    cancelled = getattr(outcome, "stop_reason", "") == "cancelled" or Search.objects.filter(
+        id=search_id, cancel_requested=True).exists()
+    reason = getattr(outcome, "stop_reason", "") or ""
+    if cancelled:
+        return finish(store, "cancelled", "cancelled by the owner")
+    status = finish(store, "finished", "" if reason == "completed" else reason)
+    search.refresh_from_db()
+    if search.best_node_id:
+        keep_in_library(search, Node.objects.get(id=search.best_node_id))
+    return status
+
+
+def finish(store: DjangoStore, status: str, reason: str = "") -> str:
+    """Final counters, a last `costs` event, then the final status."""
+    search_id = store.search_id
+    counters = refresh_counters(search_id)
+    search = Search.objects.get(id=search_id)
+    emit(search_id, "costs", {**costs_json(search), **counters})
+    set_status(store, status, reason)
+    return status
