@@ -1,0 +1,85 @@
+"""The new-search form: the reference code and the search settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.conf import settings
+
+MAX_UPLOAD_BYTES = 2_000_000  # read no more; the search service refuses what is too large
+
+PROPOSERS = [
+    ("builtin", "Built-in (offline, no model)"),
+    ("openai", "OpenAI / OpenAI-compatible"),
+    ("anthropic", "Anthropic"),
+    ("ensemble", "Ensemble (weighted mix of models)"),
+]
+DEVICES = [("cuda", "CUDA GPU"), ("cpu", "CPU")]
+POLICIES = [("any", "Anything faster (torch, compile, precision within tolerance)"),
+            ("custom-kernels", "Custom kernels only (the profiler must show your own kernels)")]
+
+
+def default_device() -> str:
+    """The runner's device: RUNNER_DEVICE (settings resolve cuda/cpu), else cpu."""
+    return settings.RUNNER_DEVICE or "cpu"
+
+
+class NewSearchForm(forms.Form):
+    reference = forms.CharField(
+        required=False, strip=False,
+        widget=forms.Textarea(attrs={"rows": 28, "spellcheck": "false", "autocomplete": "off",
+                                     "wrap": "off", "class": "code-input"}),
+    )
+    reference_file = forms.FileField(required=False, label="or upload a .py file")
+    title = forms.CharField(required=False, max_length=200)
+    proposer = forms.ChoiceField(choices=PROPOSERS, initial="builtin")
+    model = forms.CharField(required=False, max_length=200,
+                            help_text="e.g. gpt-5, claude-sonnet-4-5, or openai:a=0.7,anthropic:b=0.3")
+    rounds = forms.IntegerField(min_value=1, initial=5)
+    ideas_per_round = forms.IntegerField(min_value=1, initial=4, label="Ideas per round")
+    impls_per_idea = forms.IntegerField(min_value=1, initial=2,
+                                        label="Implementations per idea")
+    tolerance = forms.FloatField(min_value=1e-6, max_value=1.0, initial=1e-2,
+                                 help_text="atol and rtol")
+    policy = forms.ChoiceField(choices=POLICIES, initial="any", widget=forms.RadioSelect)
+    device = forms.ChoiceField(choices=DEVICES)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["device"].initial = default_device()
+        self.fields["model"].initial = settings.DEFAULT_MODEL
+        if settings.DEFAULT_PROPOSER in dict(PROPOSERS):
+            self.fields["proposer"].initial = settings.DEFAULT_PROPOSER
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        text = data.get("reference") or ""
+        upload = data.get("reference_file")
+        if not text.strip() and upload is not None:
+            raw = upload.read(MAX_UPLOAD_BYTES)
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                self.add_error("reference", "The uploaded file is not UTF-8 text.")
+                return data
+            # Keep the uploaded text in the editor if the runner rejects it.
+            self.data = self.data.copy()
+            self.data["reference"] = text
+        data["reference"] = text.replace("\r\n", "\n")
+        return data
+
+    def search_settings(self) -> dict[str, Any]:
+        """The settings as the search service and the JSON API take them."""
+        d = self.cleaned_data
+        return {
+            "proposer": d["proposer"],
+            "model": d["model"],
+            "rounds": d["rounds"],
+            "ideas_per_round": d["ideas_per_round"],
+            "impls_per_idea": d["impls_per_idea"],
+            "tolerance": d["tolerance"],
+            "policy": d["policy"],
+            "device": d["device"],
+            "title": d["title"],
+        }

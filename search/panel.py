@@ -1,0 +1,61 @@
+"""What the node panel shows: one node's idea, code, diff, checks, timings and cost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from search.engine.types import CATEGORIES
+from search.highlight import highlight_diff, highlight_source
+from search.models import Node, Search
+
+
+def parent_kernel(node: Node) -> Node | None:
+    """The nearest ancestor that holds code (a kernel or the reference), skipping ideas."""
+    parent = node.parent
+    while parent is not None and parent.kind == "idea":
+        parent = parent.parent
+    return parent
+
+
+def node_code(search: Search, node: Node) -> str:
+    """The node's source; the reference node falls back to the problem's source."""
+    if node.source:
+        return node.source
+    return search.problem.source if node.kind == "reference" else ""
+
+
+def idea_of(node: Node) -> Node | None:
+    """The idea node a kernel implements (its parent), or the node itself for an idea."""
+    if node.kind == "idea":
+        return node
+    if node.parent is not None and node.parent.kind == "idea":
+        return node.parent
+    return None
+
+
+def panel_context(search: Search, node: Node) -> dict[str, Any]:
+    """Everything the panel fragment renders for `node`; code and diff come highlighted."""
+    verdict: dict[str, Any] = node.verdict or {}
+    code = node_code(search, node)
+    idea = idea_of(node)
+    ctx: dict[str, Any] = {
+        "search": search,
+        "node": node,
+        "verdict": verdict,
+        "idea": idea,
+        "idea_text": (idea.idea if idea else "") or node.idea,
+        "category": CATEGORIES.get((idea.category if idea else "") or node.category, ""),
+        "source_html": highlight_source(code) if code else "",
+        "checks": verdict.get("checks") or [],
+        "checks_passed": sum(1 for c in verdict.get("checks") or [] if c.get("passed")),
+        "downloadable": node.kind == "kernel" and bool(node.source),
+    }
+    parent = parent_kernel(node)
+    if parent is not None and code:
+        parent_code = node_code(search, parent)
+        parent_name = "reference" if parent.kind == "reference" else f"node {parent.pk}"
+        ctx["parent"] = parent
+        ctx["diff_html"] = highlight_diff(parent_code, code, parent_name, f"node {node.pk}")
+    if node.kind == "idea":
+        ctx["implementations"] = list(node.children.order_by("id"))
+    return ctx

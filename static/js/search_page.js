@@ -1,0 +1,104 @@
+// The search page (and the share page): state from the embedded events, then the live stream.
+import { bestByRound, bestNode, createState, applyEvent, FINAL_SEARCH } from "./state.js";
+import { connectStream } from "./stream.js";
+import { TreeView } from "./tree.js";
+import { NodePanel } from "./panel.js";
+import { drawChart } from "./chart.js";
+import { drawLineage } from "./lineage.js";
+
+const page = JSON.parse(document.getElementById("page-data").textContent);
+const state = createState();
+const $ = (id) => document.getElementById(id);
+
+const tree = new TreeView($("tree"), $("tree-viewport"), { onSelect: select });
+const panel = new NodePanel($("panel"), page.panel_url, { onOpenNode: select });
+
+function select(id) {
+  if (!state.nodes.has(id)) return;
+  tree.select(id);
+  panel.open(id);
+  history.replaceState(null, "", `#node-${id}`);
+}
+
+function fmtX(v) { return v == null ? "—" : `${v.toFixed(2)}×`; }
+
+function fmtElapsed(seconds) {
+  if (seconds == null || !isFinite(seconds) || seconds < 0) return "—";
+  const s = Math.floor(seconds), h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
+  return h ? `${h}h ${m}m` : m ? `${m}m ${s % 60}s` : `${s}s`;
+}
+
+function elapsed() {
+  const start = page.started || state.startedAt;
+  if (!start) return null;
+  const end = FINAL_SEARCH.has(state.status) ? (page.finished || state.finishedAt) : null;
+  return ((end ? Date.parse(end) : Date.now()) - Date.parse(start)) / 1000;
+}
+
+function drawHeader() {
+  const status = $("stat-status");
+  status.textContent = state.reason === "cancelling" && state.status === "running" ? "cancelling" : state.status;
+  status.className = `badge st-${state.status}`;
+  $("stat-round").innerHTML = `${state.round} <small>/ ${page.rounds ?? "?"}</small>`;
+  const best = bestNode(state);
+  $("stat-speedup").textContent = fmtX(best ? best.speedup : null);
+  $("stat-compile").textContent = fmtX(best ? best.speedup_vs_compile : null);
+  if (state.costs) {
+    const c = state.costs;
+    $("stat-candidates").innerHTML = `${c.candidates} <small>${c.correct} correct</small>`;
+    $("stat-cost").innerHTML = `$${(c.cost_usd || 0).toFixed(3)} <small>${Math.round(c.gpu_seconds || 0)} s GPU</small>`;
+  }
+  $("stat-elapsed").textContent = fmtElapsed(elapsed());
+  const kernels = [...state.nodes.values()].filter((n) => n.kind === "kernel").length;
+  $("tree-count").textContent = `${kernels} kernels · ${state.nodes.size} nodes`;
+  const cancel = $("cancel-form");
+  if (cancel && FINAL_SEARCH.has(state.status)) cancel.remove();
+}
+
+let frame = 0;
+let drawnVersion = -1;
+function schedule() {
+  if (frame) return;
+  frame = requestAnimationFrame(() => {
+    frame = 0;
+    if (drawnVersion === state.version) return;
+    drawnVersion = state.version;
+    tree.update(state);
+    drawHeader();
+    drawChart($("chart"), bestByRound(state, page.rounds));
+    const best = bestNode(state);
+    drawLineage($("lineage"), state, best ? best.id : null, select);
+  });
+}
+
+function onEvent(ev) {
+  if (!applyEvent(state, ev)) return;
+  if (ev.kind === "node_updated" && ev.payload.node) panel.nodeChanged(ev.payload.node);
+  schedule();
+}
+
+for (const ev of page.events) applyEvent(state, ev);
+schedule();
+
+const conn = $("conn");
+const stream = connectStream({
+  path: page.ws_path,
+  after: state.lastId,
+  onEvent,
+  onStatus: (s) => {
+    conn.textContent = { live: "live", lost: "reconnecting…", done: "complete" }[s] || s;
+    conn.className = `conn ${s === "live" ? "live" : s === "lost" ? "lost" : ""}`;
+  },
+  keepOpen: () => !FINAL_SEARCH.has(state.status),
+});
+window.kernelweb = { state, stream, select };   // for the browser tests and for debugging
+
+setInterval(() => { if (!FINAL_SEARCH.has(state.status)) $("stat-elapsed").textContent = fmtElapsed(elapsed()); }, 1000);
+
+$("tree-fit").onclick = () => tree.fit();
+$("tree-zoom-in").onclick = () => tree.zoomBy(1.25);
+$("tree-zoom-out").onclick = () => tree.zoomBy(0.8);
+$("tree-best").onclick = () => { const b = bestNode(state); if (b) select(b.id); };
+
+const m = location.hash.match(/^#node-(\d+)$/);
+if (m && state.nodes.has(Number(m[1]))) select(Number(m[1]));
