@@ -160,6 +160,28 @@ class Store(Protocol):
     def cancel_requested(self) -> bool: ...
 
 
+@dataclass
+class SearchOutcome:
+    """How a search ended: its best correct kernel and why it stopped."""
+
+    best: Node | None
+    stop_reason: str  # one of STOP_REASONS
+    candidates: int  # kernels evaluated
+    correct: int  # kernels that passed every check
+    usage: Usage = field(default_factory=Usage)  # model calls over the whole search
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"best_node": self.best.id if self.best else None,
+                "best_key": self.best.key if self.best else None,
+                "best_speedup": self.best.speedup if self.best else None,
+                "stop_reason": self.stop_reason, "candidates": self.candidates,
+                "correct": self.correct, "usage": asdict(self.usage)}
+
+
+# Why a search stopped: all rounds done, a budget, or the user.
+STOP_REASONS = ("completed", "max_candidates", "max_cost_usd", "max_wall_s", "cancelled")
+
+
 class Evaluator(Protocol):
     def __call__(self, reference: str, sources: list[str], config: SearchConfig) -> list[dict[str, Any]]:
         """Evaluate candidate sources; returns gpurunner Verdict dicts in the same order."""

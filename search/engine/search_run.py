@@ -1,0 +1,363 @@
+"""The state of one running search and the steps both strategies share.
+
+Everything goes through the store and is keyed, so running the same steps again after a crash
+finds the nodes already made, proposes nothing twice and re-evaluates only unfinished kernels.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from search.engine import feedback
+from search.engine.keys import REFERENCE_KEY, kernel_key, library_key
+from search.engine.types import (
+    FINAL_STATUSES,
+    Evaluator,
+    Idea,
+    Implementation,
+    Node,
+    ProposalContext,
+    Proposer,
+    SearchConfig,
+    SearchOutcome,
+    Store,
+    Usage,
+)
+from search.engine.verdicts import apply_verdict, runner_failure
+
+# Budgets after which nothing more is evaluated; a cost limit still lets paid-for code run.
+_STOP_EVALUATING = {"cancelled", "max_wall_s"}
+
+
+def _error_text(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def split_evenly(total: int, parts: int) -> list[int]:
+    """Split total into `parts` counts that differ by at most one, larger ones first."""
+    base, extra = divmod(total, parts)
+    return [base + (1 if i < extra else 0) for i in range(parts)]
+
+
+class SearchRun:
+    """One search's plumbing: nodes by key, budgets, proposer calls, batch evaluation."""
+
+    def __init__(
+        self,
+        reference: str,
+        reference_info: dict[str, Any],
+        config: SearchConfig,
+        proposer: Proposer,
+        evaluator: Evaluator,
+        store: Store,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.reference = reference
+        self.reference_info = reference_info or {}
+        self.config = config
+        self.proposer = proposer
+        self.evaluator = evaluator
+        self.store = store
+        self.clock = clock
+        self.started = clock()
+        checkpoint = store.load_checkpoint() or {}
+        self.elapsed_before = float(checkpoint.get("elapsed_s", 0.0))  # wall time before a crash
+        self.by_key: dict[str, Node] = {n.key: n for n in store.nodes()}
+        self.stop_reason: str | None = None
+        self.best: Node | None = self._find_best()
+        self.round = 0
+
+    # --- tree -------------------------------------------------------------------------------
+    def add(self, node: Node) -> Node:
+        """Add a node through the store (which returns the existing node for a known key)."""
+        stored = self.store.add_node(node)
+        self.by_key[stored.key] = stored
+        return stored
+
+    def update(self, node: Node) -> None:
+        self.store.update_node(node)
+        self.by_key[node.key] = node
+
+    def nodes(self) -> list[Node]:
+        return sorted(self.by_key.values(), key=lambda n: (n.id is None, n.id or 0))
+
+    def root(self) -> Node:
+        """The reference node, made on the first run."""
+        return self.add(Node(kind="reference", round=0, key=REFERENCE_KEY, source=self.reference,
+                             status="correct", speedup=1.0))
+
+    def kernels(self) -> list[Node]:
+        return [n for n in self.nodes() if n.kind == "kernel"]
+
+    # --- counts and budgets -----------------------------------------------------------------
+    def usage(self) -> Usage:
+        total = Usage()
+        for node in self.by_key.values():
+            total = total + node.usage
+        return total
+
+    def counts(self) -> tuple[int, int]:
+        """(kernels evaluated, kernels correct)."""
+        evaluated = [k for k in self.kernels() if k.verdict and k.status in FINAL_STATUSES]
+        return len(evaluated), sum(1 for k in evaluated if k.status == "correct")
+
+    def elapsed(self) -> float:
+        return self.elapsed_before + (self.clock() - self.started)
+
+    def check_budgets(self) -> str | None:
+        """Beat the heartbeat and say which budget (or cancel) ends the search, if any."""
+        if self.stop_reason:
+            return self.stop_reason
+        self.store.heartbeat()
+        config = self.config
+        reason = None
+        if self.store.cancel_requested():
+            reason = "cancelled"
+        elif config.max_wall_s is not None and self.elapsed() >= config.max_wall_s:
+            reason = "max_wall_s"
+        elif config.max_cost_usd is not None and self.usage().cost_usd >= config.max_cost_usd:
+            reason = "max_cost_usd"
+        elif config.max_candidates is not None and self.counts()[0] >= config.max_candidates:
+            reason = "max_candidates"
+        self.stop_reason = reason
+        return reason
+
+    def room(self, pending: int) -> int | None:
+        """How many more kernels may be written before max_candidates is reached (None: no limit)."""
+        if self.config.max_candidates is None:
+            return None
+        return self.config.max_candidates - self.counts()[0] - pending
+
+    # --- proposing --------------------------------------------------------------------------
+    def context(self, round_: int, seeds: list[Node]) -> ProposalContext:
+        """What the proposer sees: the reference, the seeds and every idea tried so far."""
+        history = feedback.tried_ideas(self.nodes())
+        return ProposalContext(
+            reference=self.reference,
+            reference_info=self.reference_info,
+            seeds=seeds,
+            history=history,
+            round=round_,
+            device=self.config.device,
+            tolerance=self.config.tolerance,
+            policy=self.config.policy,
+            unexplored_categories=feedback.unexplored_categories(history),
+        )
+
+    def ideas(self, round_: int, seed: Node, keys: Sequence[str]) -> list[Node]:
+        """The idea nodes for `keys` under a seed: the recorded ones, or new ones from the proposer.
+
+        A proposer failure becomes one idea node with status `failed` and the reason.
+        """
+        existing = [self.by_key[k] for k in keys if k in self.by_key]
+        if existing or not keys or self.check_budgets():
+            return existing
+        ctx = self.context(round_, [seed])
+        try:
+            ideas, usage = self.proposer.propose_ideas(ctx, len(keys))
+        except Exception as exc:  # a model failure is recorded, never a crashed search
+            node = Node(kind="idea", round=round_, parent_id=seed.id, key=keys[0], status="failed",
+                        error=_error_text(exc), usage=getattr(exc, "usage", None) or Usage())
+            return [self.add(node)]
+        ideas = list(ideas)[: len(keys)]
+        if not ideas:
+            node = Node(kind="idea", round=round_, parent_id=seed.id, key=keys[0], status="failed",
+                        error="the proposer wrote no ideas", usage=usage)
+            return [self.add(node)]
+        shares = _split_usage(usage, len(ideas))
+        return [
+            self.add(Node(kind="idea", round=round_, parent_id=seed.id, key=key, idea=idea.text,
+                          category=idea.category, usage=share))
+            for key, idea, share in zip(keys, ideas, shares, strict=False)
+        ]
+
+    def implement(self, round_: int, work: list[tuple[Node, Node]], m: int) -> list[Node]:
+        """Kernel nodes for each (idea node, parent kernel): recorded ones, or new implementations.
+
+        Calls run `proposer.max_parallel` at a time (1 unless the proposer says it is thread-safe);
+        budgets are checked between groups of calls.
+        """
+        kernels: list[Node] = []
+        todo: list[tuple[Node, Node, int]] = []
+        for idea, parent in work:
+            if idea.status == "failed":
+                continue
+            keys = [kernel_key(idea.key, j) for j in range(m)]
+            existing = [self.by_key[k] for k in keys if k in self.by_key]
+            if existing:
+                kernels.extend(existing)
+            else:
+                todo.append((idea, parent, m))
+        parallel = max(1, int(getattr(self.proposer, "max_parallel", 1)))
+        pending = sum(1 for k in kernels if k.status not in FINAL_STATUSES)
+        full = False  # max_candidates leaves no room for more code this round
+        for start in range(0, len(todo), parallel):
+            if full or self.check_budgets():
+                break
+            group = []
+            for idea, parent, count in todo[start:start + parallel]:
+                room = self.room(pending)
+                if room is not None and room < count:
+                    count, full = room, True
+                if count <= 0:
+                    break
+                group.append((idea, parent, count))
+                pending += count
+            if not group:
+                break
+            calls = [(self.context(round_, [parent]), parent, idea, count) for idea, parent, count in group]
+            if parallel == 1 or len(calls) == 1:
+                results = [self._implement_one(*call) for call in calls]
+            else:
+                with ThreadPoolExecutor(len(calls)) as pool:
+                    results = list(pool.map(lambda call: self._implement_one(*call), calls))
+            for (idea, _parent, count), impls in zip(group, results, strict=True):
+                for j, impl in enumerate(impls[:count]):
+                    kernels.append(self.add(self._kernel_node(round_, idea, j, impl)))
+        return kernels
+
+    def _implement_one(self, ctx: ProposalContext, parent: Node, idea_node: Node, m: int) -> list[Implementation]:
+        try:
+            impls = list(self.proposer.implement(ctx, parent, Idea(idea_node.idea, idea_node.category), m))
+        except Exception as exc:  # a model failure is recorded, never a crashed search
+            return [Implementation(error=_error_text(exc), usage=getattr(exc, "usage", None) or Usage())]
+        return impls or [Implementation(error="the proposer wrote no implementation")]
+
+    def _kernel_node(self, round_: int, idea: Node, index: int, impl: Implementation) -> Node:
+        node = Node(kind="kernel", round=round_, parent_id=idea.id, key=kernel_key(idea.key, index),
+                    source=impl.source, usage=impl.usage)
+        if impl.error or not impl.source.strip():
+            node.status = "failed"
+            node.error = impl.error or "the proposer wrote no code"
+        return node
+
+    # --- evaluating -------------------------------------------------------------------------
+    def library_seeds(self, sources: Sequence[str]) -> None:
+        """Evaluate kept kernels of similar problems as round-0 kernels under the reference."""
+        if not sources:
+            return
+        root = self.root()
+        nodes = [self.add(Node(kind="kernel", round=0, parent_id=root.id, key=library_key(i), source=src,
+                               idea="kept kernel from a similar problem"))
+                 for i, src in enumerate(sources)]
+        self.evaluate(nodes)
+        self.finish_batch()
+
+    def evaluate(self, kernels: list[Node]) -> None:
+        """Evaluate every unfinished kernel with code in one evaluator call (one batch).
+
+        Kernels beyond max_candidates, or all of them once the search is cancelled or out of
+        time, are marked `failed` as not evaluated.
+        """
+        pending = [k for k in kernels if k.source and k.status not in FINAL_STATUSES]
+        if not pending:
+            return
+        reason = self.check_budgets()
+        room = self.room(0)
+        skipped: list[Node] = []
+        if reason in _STOP_EVALUATING:
+            pending, skipped = [], pending
+        elif room is not None:
+            pending, skipped = pending[:max(room, 0)], pending[max(room, 0):]
+        for node in skipped:
+            node.status = "failed"
+            node.error = f"not evaluated: the search stopped ({self.stop_reason or 'max_candidates'})"
+            self.update(node)
+        if not pending:
+            return
+        for node in pending:
+            node.status = "compiling"
+            self.update(node)
+        try:
+            verdicts = list(self.evaluator(self.reference, [n.source for n in pending], self.config))
+        except Exception as exc:  # the runner failing must not crash the search
+            verdicts = []
+            error = _error_text(exc)
+        else:
+            error = "the runner returned no verdict for this kernel"
+        for i, node in enumerate(pending):
+            if i < len(verdicts) and isinstance(verdicts[i], dict):
+                apply_verdict(node, verdicts[i])
+            else:
+                runner_failure(node, error)
+            self.update(node)
+        self._note_reference_time(verdicts)
+        if room is not None and room <= len(pending):
+            self.stop_reason = self.stop_reason or "max_candidates"
+
+    def _note_reference_time(self, verdicts: list[Any]) -> None:
+        root = self.by_key.get(REFERENCE_KEY)
+        if root is None or root.cand_ms is not None:
+            return
+        times = sorted(v["ref_ms"] for v in verdicts if isinstance(v, dict) and v.get("ref_ms"))
+        if times:
+            root.cand_ms = times[len(times) // 2]
+            self.update(root)
+
+    def summarize_ideas(self, ideas: list[Node]) -> None:
+        """Give each idea node the best speedup among its correct implementations."""
+        for idea in ideas:
+            children = [k for k in self.kernels() if k.parent_id == idea.id and k.status == "correct"]
+            best = max((k.speedup for k in children if k.speedup is not None), default=None)
+            if best is not None and best != idea.speedup:
+                idea.speedup = best
+                idea.speedup_vs_compile = max(
+                    (k.speedup_vs_compile for k in children if k.speedup_vs_compile is not None), default=None)
+                self.update(idea)
+
+    def finish_batch(self) -> None:
+        """After a batch: emit a new best, costs, and save the checkpoint."""
+        best = self._find_best()
+        if best is not None and (self.best is None or best.key != self.best.key or best.cand_ms != self.best.cand_ms):
+            self.store.emit("best_changed", {"node_id": best.id, "speedup": best.speedup,
+                                             "speedup_vs_compile": best.speedup_vs_compile})
+        self.best = best
+        candidates, correct = self.counts()
+        usage = self.usage()
+        gpu_seconds = sum(float(k.verdict.get("eval_s") or 0.0) for k in self.kernels() if k.verdict)
+        self.store.emit("costs", {"candidates": candidates, "correct": correct,
+                                  "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
+                                  "cost_usd": usage.cost_usd, "gpu_seconds": gpu_seconds})
+        self.store.heartbeat()
+        self.store.save_checkpoint({
+            "strategy": self.config.strategy, "round": self.round, "elapsed_s": self.elapsed(),
+            "candidates": candidates, "correct": correct,
+            "best_key": best.key if best else None, "stop_reason": self.stop_reason,
+        })
+
+    # --- choosing ---------------------------------------------------------------------------
+    def _find_best(self) -> Node | None:
+        correct = [k for k in self.by_key.values() if k.kind == "kernel" and k.status == "correct"]
+        return min(correct, key=_rank, default=None)
+
+    def seeds(self, before_round: int, count: int) -> list[Node]:
+        """The `count` fastest correct kernels made before a round (the reference included once
+        timed), by measured time; the reference alone when nothing is correct yet."""
+        root = self.root()
+        pool = [k for k in self.kernels() if k.status == "correct" and k.round < before_round]
+        if root.cand_ms is not None:
+            pool.append(root)
+        pool.sort(key=_rank)
+        return pool[:count] or [root]
+
+    def outcome(self) -> SearchOutcome:
+        candidates, correct = self.counts()
+        return SearchOutcome(self._find_best(), self.stop_reason or "completed", candidates, correct,
+                             self.usage())
+
+
+def _rank(node: Node) -> tuple[float, float, str]:
+    """Faster first; nodes without a time last; ties broken by speedup, then key."""
+    ms = node.cand_ms if node.cand_ms is not None else float("inf")
+    return (ms, -(node.speedup or 0.0), node.key)
+
+
+def _split_usage(usage: Usage, parts: int) -> list[Usage]:
+    """Share one call's tokens and cost between the nodes it produced (sums stay exact)."""
+    ins, outs = split_evenly(usage.input_tokens, parts), split_evenly(usage.output_tokens, parts)
+    cost = usage.cost_usd / parts
+    return [Usage(usage.model, ins[i], outs[i], cost) for i in range(parts)]
