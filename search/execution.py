@@ -16,18 +16,17 @@ from typing import Any
 
 from django.conf import settings
 from django.db import close_old_connections, connection
-from django.db.models import Count, Q, Sum
+from django.db.models import Q
 from django.utils import timezone
 
 from search.engine.types import SearchConfig
-from search.events import emit
 from search.models import LibraryKernel, Node, Search
-from search.serialize import costs_json
 from search.store import DjangoStore
 
 log = logging.getLogger(__name__)
 
-LIBRARY_SEEDS = 3  # kept kernels of the same operators a new search starts from
+LIBRARY_SEEDS = 2  # kept kernels of similar problems a new search starts from
+LIBRARY_SCAN = 500  # the fastest kept kernels compared by signature
 
 
 def claim_queued(search_id: int) -> int | None:
@@ -69,12 +68,14 @@ def provider_keys() -> dict[str, str]:
 
 
 def library_seeds(search: Search, config: SearchConfig) -> list[str]:
-    """Sources of the best kept kernels for the same operators on the same device."""
+    """Sources of the best kept kernels of similar problems (same operators) on the same device."""
     if not config.use_library or not search.problem.signature:
         return []
-    rows = (LibraryKernel.objects.filter(signature=search.problem.signature, device=config.device)
-            .exclude(search_id=search.id).order_by("-speedup")[:LIBRARY_SEEDS])
-    return [r.source for r in rows]
+    from search.engine.library import similar_kernels
+
+    kept = (LibraryKernel.objects.filter(device=config.device).exclude(search_id=search.id)
+            .order_by("-speedup").values_list("signature", "source")[:LIBRARY_SCAN])
+    return similar_kernels(search.problem.signature, list(kept), limit=LIBRARY_SEEDS)
 
 
 def keep_in_library(search: Search, best: Node) -> None:
@@ -86,19 +87,6 @@ def keep_in_library(search: Search, best: Node) -> None:
         defaults={"signature": search.problem.signature, "problem": search.problem, "source": best.source,
                   "backend": best.backend, "device": search.config.get("device", "cpu"), "speedup": best.speedup},
     )
-
-
-def refresh_counters(search_id: int) -> dict[str, Any]:
-    """Recount candidates, correct kernels, tokens and cost from the stored nodes."""
-    kernels = Node.objects.filter(search_id=search_id, kind="kernel")
-    counts = kernels.exclude(status__in=("proposed", "compiling", "checking", "timing", "failed")).aggregate(
-        candidates=Count("id"), correct=Count("id", filter=Q(status="correct")))
-    usage = Node.objects.filter(search_id=search_id).aggregate(
-        input_tokens=Sum("input_tokens"), output_tokens=Sum("output_tokens"), cost_usd=Sum("cost_usd"))
-    gpu_seconds = sum((v or {}).get("eval_s") or 0.0 for v in kernels.values_list("verdict", flat=True))
-    values = {**counts, **{k: v or 0 for k, v in usage.items()}, "gpu_seconds": gpu_seconds}
-    Search.objects.filter(id=search_id).update(**values)
-    return values
 
 
 class Heartbeat:
@@ -201,10 +189,6 @@ def execute_search(search_id: int, claim: int | None, *, listener: Callable[[Any
 
 
 def finish(store: DjangoStore, status: str, reason: str = "") -> str:
-    """Final counters, a last `costs` event, then the final status."""
-    search_id = store.search_id
-    counters = refresh_counters(search_id)
-    search = Search.objects.get(id=search_id)
-    emit(search_id, "costs", {**costs_json(search), **counters})
+    """Record the final status (the engine's last `costs` event already set the counters)."""
     set_status(store, status, reason)
     return status

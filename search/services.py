@@ -116,11 +116,9 @@ def check_with_runner(reference: str, device: str) -> dict[str, Any]:
 
 def operator_signature(info: dict[str, Any]) -> str:
     """The problem's operator signature, as the kernel library keys it."""
-    try:
-        from search.engine.library import operator_signature as signature
-    except ImportError:  # the engine's library module is optional for persisting a problem
-        return ",".join(sorted(set(info.get("operators") or [])))[:500]
-    return signature(info)[:500]
+    from search.engine.library import operator_signature as signature
+
+    return signature(info)
 
 
 def problem_name(reference: str, info: dict[str, Any]) -> str:
