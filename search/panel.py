@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
+from gpurunner.report import Verdict
 from search.engine.types import CATEGORIES
 from search.highlight import highlight_diff, highlight_source
 from search.models import Node, Search
@@ -35,7 +37,8 @@ def idea_of(node: Node) -> Node | None:
 
 def panel_context(search: Search, node: Node) -> dict[str, Any]:
     """Everything the panel fragment renders for `node`; code and diff come highlighted."""
-    verdict: dict[str, Any] = node.verdict or {}
+    # Every Verdict field present: templates read them without guarding each lookup.
+    verdict: dict[str, Any] = {f.name: None for f in fields(Verdict)} | (node.verdict or {})
     code = node_code(search, node)
     idea = idea_of(node)
     ctx: dict[str, Any] = {
