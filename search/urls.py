@@ -1,6 +1,8 @@
 """Page URLs: new search, the user's searches, the search page, downloads, share pages."""
 
-from django.urls import path
+from django.conf import settings
+from django.contrib.staticfiles.views import serve as serve_static
+from django.urls import path, re_path
 
 from search import views
 
@@ -18,4 +20,6 @@ urlpatterns = [
     path("s/<str:slug>", views.share_page, name="share"),
     path("s/<str:slug>/best.py", views.share_best_kernel, name="share_best_kernel"),
     path("s/<str:slug>/nodes/<int:node_id>/panel", views.share_panel, name="share_panel"),
+    # daphne serves no static files: the app serves its own few (a proxy may take over).
+    re_path(rf"^{settings.STATIC_URL.strip('/')}/(?P<path>.+)$", serve_static, {"insecure": True}),
 ]
