@@ -14,12 +14,22 @@ from search.engine.types import Proposer, ProposerError, SearchConfig
 
 PROPOSERS = ("builtin", "openai", "anthropic", "ensemble", "scripted")
 
+# Each setting by its environment name, or the short name the web app's settings use.
+_KEY_NAMES = {
+    "OPENAI_API_KEY": "openai", "OPENAI_BASE_URL": "openai_base_url",
+    "ANTHROPIC_API_KEY": "anthropic", "ANTHROPIC_BASE_URL": "anthropic_base_url",
+}
+
+
+def _key(keys: Mapping[str, str], name: str) -> str:
+    return keys.get(name) or keys.get(_KEY_NAMES[name]) or ""
+
 
 def _openai(model: str, keys: Mapping[str, str]) -> Proposer:
     from search.proposers.openai_proposer import OpenAIProposer
 
-    base_url = keys.get("OPENAI_BASE_URL") or None
-    api_key = keys.get("OPENAI_API_KEY") or ""
+    base_url = _key(keys, "OPENAI_BASE_URL") or None
+    api_key = _key(keys, "OPENAI_API_KEY")
     if not api_key and not base_url:
         raise ProposerError("OPENAI_API_KEY is not set (or set OPENAI_BASE_URL for a local server)")
     # Local OpenAI-compatible servers (Ollama, vLLM) accept any key; the SDK insists on one.
@@ -29,10 +39,10 @@ def _openai(model: str, keys: Mapping[str, str]) -> Proposer:
 def _anthropic(model: str, keys: Mapping[str, str]) -> Proposer:
     from search.proposers.anthropic_proposer import AnthropicProposer
 
-    api_key = keys.get("ANTHROPIC_API_KEY") or ""
+    api_key = _key(keys, "ANTHROPIC_API_KEY")
     if not api_key:
         raise ProposerError("ANTHROPIC_API_KEY is not set")
-    return AnthropicProposer(model, api_key=api_key, base_url=keys.get("ANTHROPIC_BASE_URL") or None)
+    return AnthropicProposer(model, api_key=api_key, base_url=_key(keys, "ANTHROPIC_BASE_URL") or None)
 
 
 def make_proposer(config: SearchConfig, keys: Mapping[str, str], *, rng: random.Random | None = None) -> Proposer:
@@ -40,7 +50,8 @@ def make_proposer(config: SearchConfig, keys: Mapping[str, str], *, rng: random.
 
     `config.model` is the model name for openai/anthropic, the recorded file for scripted, and
     `provider:model=weight,...` for ensemble. Raises ProposerError when a key is missing and
-    ValueError for an unknown proposer or a malformed ensemble.
+    ValueError for an unknown proposer or a malformed ensemble. `keys` holds OPENAI_API_KEY,
+    OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL (or openai, openai_base_url, ...).
     """
     kind = config.proposer
     if kind == "builtin":
