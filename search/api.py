@@ -13,6 +13,13 @@ from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError
 
 from search import services
+
+try:  # django-ninja >= 1.5 wants Status(code, body); older versions take a tuple
+    from ninja import Status
+except ImportError:  # pragma: no cover
+    def Status(code: int, body: Any) -> tuple[int, Any]:  # noqa: N802
+        return code, body
+
 from search.access import node_for_user_or_404, search_for_user_or_404, searches_for_user
 from search.api_auth import api_auth
 from search.events import events_after
@@ -128,10 +135,10 @@ def create_search(request: HttpRequest, body: SearchIn):
     try:
         search = services.start_search(request.auth, reference, data, title=title)
     except services.InvalidReference as exc:
-        return exc.status, {"detail": exc.message, "line": exc.line, "reference": reference}
+        return Status(exc.status, {"detail": exc.message, "line": exc.line, "reference": reference})
     except services.InvalidSettings as exc:
-        return 422, {"detail": exc.message, "field": exc.field, "reference": reference}
-    return 201, {"id": search.id, "url": services.search_url(search)}
+        return Status(422, {"detail": exc.message, "field": exc.field, "reference": reference})
+    return Status(201, {"id": search.id, "url": services.search_url(search)})
 
 
 @api.get("/searches", response=list[SearchListItem], tags=["searches"])
@@ -172,7 +179,7 @@ def share(request: HttpRequest, search_id: int):
 def unshare(request: HttpRequest, search_id: int):
     """Revoke the public page: its URL answers 404 from now on."""
     services.revoke_share(search_for_user_or_404(request.auth, search_id))
-    return 204, None
+    return Status(204, None)
 
 
 @api.post("/searches/{search_id}/unshare", response={204: None}, tags=["sharing"])

@@ -1,0 +1,85 @@
+"""`python -m kernelweb.serve`: migrate, then run daphne and one huey consumer until Ctrl-C.
+
+Both run as child processes in their own session, so a Ctrl-C reaches this process only and
+is forwarded once; when either child stops, the other is stopped too and the exit code says so.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+STOP_WAIT_S = 15.0
+
+
+def commands(host: str, port: str) -> dict[str, list[str]]:
+    """The child processes: the web server and the task worker."""
+    python = sys.executable
+    return {
+        "web": [python, "-m", "daphne", "-b", host, "-p", port, "kernelweb.asgi:application"],
+        "worker": [python, "manage.py", "run_huey"],
+    }
+
+
+def stop(children: dict[str, subprocess.Popen], sig: int = signal.SIGINT) -> None:
+    """Ask every running child to stop with sig, then kill whatever is left after a grace period."""
+    for child in children.values():
+        if child.poll() is None:
+            child.send_signal(sig)
+    deadline = time.monotonic() + STOP_WAIT_S
+    for child in children.values():
+        try:
+            child.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+def main() -> int:
+    host = os.environ.get("HOST", "127.0.0.1")
+    port = os.environ.get("PORT", "8000")
+    os.chdir(ROOT)
+    local = os.environ.get("KERNELWEB_LOCAL", "1").strip().lower() in ("1", "true", "yes", "on")
+    if local and host not in LOCAL_HOSTS:
+        print(f"Refusing to serve single-user mode on {host}: anyone reaching it would act as the local "
+              "user. Set KERNELWEB_LOCAL=0 (and SECRET_KEY, ALLOWED_HOSTS) to serve with accounts.",
+              file=sys.stderr)
+        return 2
+    migrate = subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"])
+    if migrate.returncode != 0:
+        return migrate.returncode
+    children = {name: subprocess.Popen(cmd, start_new_session=True) for name, cmd in commands(host, port).items()}
+    shown = f"[{host}]" if ":" in host else host
+    print(f"kernelweb is running at http://{shown}:{port}/  (Ctrl-C stops the web server and the worker)",
+          flush=True)
+    stopping: list[int] = []
+
+    def forward(signum: int, frame: object) -> None:
+        stopping.append(signum)
+
+    signal.signal(signal.SIGINT, forward)
+    signal.signal(signal.SIGTERM, forward)
+    try:
+        while not stopping:
+            ended = [name for name, child in children.items() if child.poll() is not None]
+            if ended:
+                print(f"The {ended[0]} process stopped (exit {children[ended[0]].returncode}); stopping.",
+                      file=sys.stderr)
+                stop(children)
+                return children[ended[0]].returncode or 1
+            time.sleep(0.2)
+        stop(children, signal.SIGINT)
+    finally:
+        stop(children, signal.SIGTERM)
+    print("Stopped.", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
