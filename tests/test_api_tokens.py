@@ -54,3 +54,14 @@ def test_the_openapi_schema_lists_the_contract_paths(client, db):
                  "/api/searches/{search_id}/share", "/api/searches/{search_id}/events", "/api/nodes/{node_id}"):
         assert path in paths, path
     assert client.get("/api/docs").status_code == 200
+
+
+def test_the_api_token_command_prints_a_working_token(owner, production, finished_search):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("api_token", "owner", stdout=out)
+    client = Client(headers={"Authorization": f"Bearer {out.getvalue().strip()}"})
+    assert client.get(f"/api/searches/{finished_search.id}").status_code == 200
