@@ -1,0 +1,97 @@
+"""The whole user journey in a real browser, on the real server, runner and worker:
+paste an example, start a built-in search on the CPU, watch the tree grow, open a node,
+download the best kernel and run it, share the page and open it logged out."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from tests.browser.conftest import ROOT, SCREENSHOTS
+
+pytestmark = pytest.mark.browser
+
+EXAMPLE = "softmax"
+SEARCH_TIMEOUT_MS = 150_000
+
+
+def runner_present() -> bool:
+    return importlib.util.find_spec("gpurunner.api") is not None
+
+
+@pytest.mark.skipif(not runner_present(), reason="the runner (gpurunner.api) is not installed")
+def test_paste_start_watch_open_download_share(page, chromium, kernelweb_server, tmp_path):
+    url = kernelweb_server.url
+    page.goto(url + "/")
+    page.click(f'[data-example="{EXAMPLE}"]')
+    reference = (ROOT / "examples" / f"{EXAMPLE}.py").read_text()
+    assert page.input_value("#id_reference") == reference
+    page.select_option("#id_proposer", "builtin")
+    page.select_option("#id_device", "cpu")
+    page.fill("#id_rounds", "1")
+    page.fill("#id_ideas_per_round", "2")
+    page.fill("#id_impls_per_idea", "1")
+    page.fill("#id_title", "Softmax, built-in proposer on the CPU")
+    page.click("#start")
+    page.wait_for_url(f"{url}/searches/*/", timeout=120_000)
+    search_path = page.url[len(url):]
+
+    # The tree grows live: ideas, then kernels that settle into final statuses.
+    page.wait_for_selector("#tree .node.kind-idea", timeout=SEARCH_TIMEOUT_MS)
+    page.wait_for_selector("#tree .node.kind-kernel", timeout=SEARCH_TIMEOUT_MS)
+    page.wait_for_function(
+        "['finished', 'failed', 'cancelled'].includes(document.getElementById('stat-status').textContent)",
+        timeout=SEARCH_TIMEOUT_MS)
+    assert page.inner_text("#stat-status") == "finished", kernelweb_server.log.read_text()[-3000:]
+    assert page.locator("#tree .node.kind-kernel:not(.pending)").count() >= 2
+    assert page.locator("#tree .node.kind-kernel.best").count() == 1, "no correct kernel was found"
+
+    # Open the best kernel: highlighted source and diff against the reference.
+    page.locator("#tree .node.kind-kernel.best").click()
+    page.wait_for_selector("#panel-source .hl")
+    page.wait_for_selector("#panel-diff .gi")
+    assert page.locator("#checks tr.pass").count() >= 1
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "search-tree.png"), full_page=True)
+
+    # Download the best kernel and run it on the example's inputs in a fresh interpreter.
+    with page.expect_download() as download:
+        page.click("#download-best")
+    best = tmp_path / "best.py"
+    download.value.save_as(best)
+    ref_file = tmp_path / "reference.py"
+    ref_file.write_text(reference)
+    script = textwrap.dedent(f"""
+        import importlib.util, torch
+        def load(path, name):
+            spec = importlib.util.spec_from_file_location(name, path)
+            mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod); return mod
+        ref = load({str(ref_file)!r}, "ref"); cand = load({str(best)!r}, "cand")
+        torch.manual_seed(0); x = ref.get_inputs()
+        torch.manual_seed(1); new = cand.ModelNew(*ref.get_init_inputs())
+        torch.manual_seed(1); old = ref.Model(*ref.get_init_inputs())
+        assert torch.allclose(new(*x), old(*x), atol=1e-2, rtol=1e-2)
+        print("ok")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
+
+    # Share, then open the public page in a fresh browser context.
+    page.click("#share")
+    share_url = page.input_value("#share-url")
+    assert "/s/" in share_url
+    context = chromium.new_context()
+    try:
+        public = context.new_page()
+        public.goto(share_url)
+        public.wait_for_selector("#tree .node.kind-kernel.best")
+        assert public.locator("#best-kernel .hl").count() == 1
+        assert public.locator("#cancel, #share, #revoke").count() == 0
+        assert search_path not in public.content()
+    finally:
+        context.close()
