@@ -10,7 +10,7 @@ from search.engine.types import ProposerError
 from search.proposers.chat import ChatProposer, Reply
 from search.proposers.retry import TransientError, retry_after
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-opus-4-5"
 RETRY_STATUSES = {408, 409, 429, 529}  # and every 5xx; 529 is "overloaded"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from functools import cache
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 from search.engine.types import Usage
 
 PRICES = Path(__file__).with_name("prices.toml")
+_SNAPSHOT = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$")
 
 
 @cache
@@ -22,14 +24,14 @@ def price_table(path: str | None = None) -> dict[str, tuple[float, float]]:
 
 
 def price_of(model: str, table: dict[str, tuple[float, float]] | None = None) -> tuple[float, float] | None:
-    """The model's prices: an exact entry, else the longest entry the name starts with
-    (dated snapshots like gpt-4o-2024-08-06 cost what gpt-4o costs); None when unknown."""
+    """The model's prices: its entry, or the entry of the model it is a dated snapshot or
+    `-latest` alias of (gpt-4o-2024-08-06 costs what gpt-4o costs); None when unknown."""
     table = price_table() if table is None else table
     name = model.split("/")[-1]  # gateways prefix a provider: "openai/gpt-4o"
     if name in table:
         return table[name]
-    prefixes = [p for p in table if name.startswith(p)]
-    return table[max(prefixes, key=len)] if prefixes else None
+    base = _SNAPSHOT.sub("", name)
+    return table.get(base)
 
 
 def usage_of(model: str, input_tokens: int, output_tokens: int,

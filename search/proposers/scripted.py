@@ -37,6 +37,7 @@ class ScriptedProposer:
             raise ValueError("a scripted proposer file needs at least one round")
         self.prompts: list[str] = []  # every ideas prompt, in call order
         self.implement_prompts: list[str] = []
+        self.last_context: ProposalContext | None = None
         self.idea_calls = 0
         self.implement_calls = 0
         self._cursor: dict[int, int] = {}
@@ -49,6 +50,7 @@ class ScriptedProposer:
         """The next k recorded ideas of the context's round. Raises ProposerError for an error round."""
         with self._lock:
             self.idea_calls += 1
+            self.last_context = ctx
             self.prompts.append(templates.ideas_prompt(ctx, k))
             recorded = self._round(ctx.round)
             if recorded.get("error"):

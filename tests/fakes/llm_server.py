@@ -21,6 +21,7 @@ class Canned:
     status: int = 200
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0  # wait before answering (to make the client time out)
 
 
 @dataclass
@@ -78,6 +79,8 @@ class FakeLLMServer:
                     server.seen.append(Seen(path, body, time.monotonic()))
                     queue = server.queues.get(path, [])
                     canned = queue.pop(0) if queue else Canned(500, {"error": {"message": "nothing queued"}})
+                if canned.delay_s:
+                    time.sleep(canned.delay_s)
                 payload = canned.body if isinstance(canned.body, str) else json.dumps(canned.body)
                 data = payload.encode()
                 self.send_response(canned.status)
@@ -92,7 +95,9 @@ class FakeLLMServer:
                 pass
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.httpd.daemon_threads = True  # a delayed answer must not hold up stop()
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                       daemon=True)
 
     @property
     def url(self) -> str:
@@ -108,6 +113,10 @@ class FakeLLMServer:
     def start(self) -> FakeLLMServer:
         self.thread.start()
         return self
+
+    def gaps(self) -> list[float]:
+        """Seconds between consecutive requests (how long the client waited before retrying)."""
+        return [b.at - a.at for a, b in zip(self.seen, self.seen[1:], strict=False)]
 
     def stop(self) -> None:
         self.httpd.shutdown()
