@@ -91,7 +91,7 @@ const stream = connectStream({
   },
   keepOpen: () => !FINAL_SEARCH.has(state.status),
 });
-window.kernelweb = { state, stream, select };   // for the browser tests and for debugging
+window.kernelweb = { state, stream, select, tree };   // for the browser tests and for debugging
 
 setInterval(() => { if (!FINAL_SEARCH.has(state.status)) $("stat-elapsed").textContent = fmtElapsed(elapsed()); }, 1000);
 

@@ -2,8 +2,11 @@
 // dragging. Redraws at most once per animation frame, so a few hundred nodes stay smooth.
 import { PENDING, pathTo } from "./state.js";
 
-const DX = 40;   // horizontal slot per leaf
+const DX = 44;   // horizontal slot per leaf
+const DX_SIBLING = 32;   // implementations of one idea sit closer together
+const MIN_AUTO_SCALE = 0.4;   // auto-fit never shrinks labels below readable; "Fit" shows all
 const DY = 74;   // vertical distance per depth level
+const SVGNS = "http://www.w3.org/2000/svg";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
 
@@ -17,12 +20,15 @@ export function statusClass(node) {
 // Idea nodes sit a little lower than half-way, so they read as labels on the edge.
 export function layout(state) {
   const pos = new Map();
-  let slot = 0;
+  let nextX = 0, lastParent = undefined;
   const place = (id, depth) => {
     const kids = state.children.get(id) || [];
     let x;
     if (kids.length === 0) {
-      x = slot++ * DX;
+      const parent = state.nodes.get(id).parent_id;
+      if (lastParent !== undefined) nextX += parent === lastParent ? DX_SIBLING : DX;
+      x = nextX;
+      lastParent = parent;
     } else {
       const xs = kids.map((k) => place(k, depth + 1));
       x = (xs[0] + xs[xs.length - 1]) / 2;
@@ -30,18 +36,16 @@ export function layout(state) {
     pos.set(id, { x, y: depth * DY });
     return x;
   };
-  for (const root of state.roots) { place(root, 0); slot += 1; }
+  for (const root of state.roots) { place(root, 0); nextX += DX; }
   return pos;
 }
 
-function shape(node, p) {
+// Shapes are drawn around (0, 0); the node's group is translated to its place.
+function shape(node) {
   const cls = `shape fill-${statusClass(node)}`;
-  if (node.kind === "reference") return `<rect class="${cls}" x="${p.x - 12}" y="${p.y - 12}" width="24" height="24" rx="5"/>`;
-  if (node.kind === "idea") {
-    const r = 7;
-    return `<polygon class="${cls}" points="${p.x},${p.y - r} ${p.x + r},${p.y} ${p.x},${p.y + r} ${p.x - r},${p.y}"/>`;
-  }
-  return `<circle class="${cls}" cx="${p.x}" cy="${p.y}" r="9"/>`;
+  if (node.kind === "reference") return `<rect class="${cls}" x="-12" y="-12" width="24" height="24" rx="5"/>`;
+  if (node.kind === "idea") return `<polygon class="${cls}" points="0,-7 7,0 0,7 -7,0"/>`;
+  return `<circle class="${cls}" r="9"/>`;
 }
 
 function label(node) {
@@ -73,6 +77,7 @@ export class TreeView {
     this.onSelect = onSelect;
     this.t = { x: 40, y: 40, k: 1 };
     this.userMoved = false;   // auto-fit the growing tree until the user zooms or pans
+    this.fitAll = false;
     this.selected = null;
     this.bounds = null;
     this.state = null;
@@ -124,15 +129,23 @@ export class TreeView {
     this.zoomAt(r.width / 2, r.height / 2, factor);
   }
 
-  fit() {
+  // Fit the whole tree (the Fit button), or, for the automatic fit of a growing tree, keep
+  // labels readable and follow the best kernel (else the root) when the tree is too wide.
+  fit(all = true) {
+    this.fitAll = all;
     if (!this.bounds) return;
     const r = this.svg.getBoundingClientRect();
     const pad = 48, bottom = 44;   // room for the toolbar and the legend
     const w = Math.max(1, this.bounds.maxX - this.bounds.minX), h = Math.max(1, this.bounds.maxY - this.bounds.minY);
-    const k = Math.min(1.6, (r.width - 2 * pad) / w, (r.height - 2 * pad - bottom) / h);
-    this.t.k = Math.max(0.05, k);
-    this.t.x = (r.width - w * this.t.k) / 2 - this.bounds.minX * this.t.k;
-    this.t.y = pad + 6 - this.bounds.minY * this.t.k;
+    let k = Math.max(0.02, Math.min(1.6, (r.width - 2 * pad) / w, (r.height - 2 * pad - bottom) / h));
+    let centreX = (this.bounds.minX + this.bounds.maxX) / 2;
+    if (!all && k < MIN_AUTO_SCALE) {
+      k = Math.min(MIN_AUTO_SCALE, (r.height - 2 * pad - bottom) / h);
+      centreX = this.focusX ?? centreX;
+    }
+    this.t.k = k;
+    this.t.x = r.width / 2 - centreX * k;
+    this.t.y = pad + 6 - this.bounds.minY * k;
     this.userMoved = false;
     this.applyTransform();
   }
@@ -151,33 +164,58 @@ export class TreeView {
     this.frame = requestAnimationFrame(() => { this.frame = 0; this.draw(); });
   }
 
+  // Incremental: one <g> per node and one <path> per edge, created once; a redraw only
+  // moves what moved and rewrites what changed (a full innerHTML rebuild costs ~25 ms at 400 nodes).
   draw() {
     const state = this.state;
     if (!state) return;
+    if (!this.layers) {
+      this.viewport.innerHTML = '<g class="edges"></g><g class="nodes"></g>';
+      this.layers = { edges: this.viewport.firstChild, nodes: this.viewport.lastChild };
+      this.els = new Map();   // id -> {g, edge, key, at, path}
+    }
     const pos = layout(state);
     const bestId = state.best ? state.best.node_id : null;
     const bestPath = new Set(bestId != null ? pathTo(state, bestId) : []);
-    const edges = [], nodes = [];
     let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
     for (const [id, p] of pos) {
       const node = state.nodes.get(id);
       minX = Math.min(minX, p.x); maxX = Math.max(maxX, p.x); minY = Math.min(minY, p.y); maxY = Math.max(maxY, p.y);
-      if (node.parent_id != null && pos.has(node.parent_id)) {
-        const q = pos.get(node.parent_id), my = (q.y + p.y) / 2;
-        const best = bestPath.has(id) && bestPath.has(node.parent_id) ? " best" : "";
-        edges.push(`<path class="edge${best}" d="M${q.x},${q.y}C${q.x},${my} ${p.x},${my} ${p.x},${p.y}"/>`);
+      let el = this.els.get(id);
+      if (!el) {
+        el = { g: document.createElementNS(SVGNS, "g"), edge: null, key: "", at: "", path: "" };
+        el.g.dataset.id = id;
+        this.layers.nodes.appendChild(el.g);
+        this.els.set(id, el);
       }
       const cls = ["node", `kind-${node.kind}`, `st-${statusClass(node)}`];
       if (statusClass(node) === "pending") cls.push("pending");
       if (bestPath.has(id) && node.kind !== "idea") cls.push("best");
       if (id === this.selected) cls.push("selected");
       const text = label(node);
-      nodes.push(`<g class="${cls.join(" ")}" data-id="${id}" data-status="${esc(node.status)}"><title>${tooltip(node)}</title>${shape(node, p)}` +
-        (text ? `<text class="${node.speedup != null ? "sp" : ""}" x="${p.x}" y="${p.y + (node.kind === "reference" ? 26 : 22)}" text-anchor="middle">${esc(text)}</text>` : "") + "</g>");
+      const key = `${cls.join(" ")}|${text}|${node.status}|${node.speedup}|${node.error}|${node.idea}`;
+      if (key !== el.key) {
+        el.key = key;
+        el.g.setAttribute("class", cls.join(" "));
+        el.g.dataset.status = node.status;
+        el.g.innerHTML = `<title>${tooltip(node)}</title>${shape(node)}` + (text
+          ? `<text class="${node.speedup != null ? "sp" : ""}" y="${node.kind === "reference" ? 26 : 22}" text-anchor="middle">${esc(text)}</text>` : "");
+      }
+      const at = `translate(${p.x},${p.y})`;
+      if (at !== el.at) { el.at = at; el.g.setAttribute("transform", at); }
+      if (node.parent_id != null && pos.has(node.parent_id)) {
+        const q = pos.get(node.parent_id), my = (q.y + p.y) / 2;
+        const path = `M${q.x},${q.y}C${q.x},${my} ${p.x},${my} ${p.x},${p.y}`;
+        if (!el.edge) { el.edge = document.createElementNS(SVGNS, "path"); this.layers.edges.appendChild(el.edge); }
+        if (path !== el.path) { el.path = path; el.edge.setAttribute("d", path); }
+        const edgeCls = bestPath.has(id) && bestPath.has(node.parent_id) ? "edge best" : "edge";
+        if (el.edge.getAttribute("class") !== edgeCls) el.edge.setAttribute("class", edgeCls);
+      }
     }
-    this.viewport.innerHTML = edges.join("") + nodes.join("");
     this.bounds = pos.size ? { minX: minX - 20, maxX: maxX + 20, minY: minY - 16, maxY: maxY + 30 } : null;
-    if (!this.userMoved) this.fit();
+    const focus = pos.get(bestId) || pos.get(state.roots[0]);
+    this.focusX = focus ? focus.x : null;
+    if (!this.userMoved) this.fit(this.fitAll);
   }
 }
 
