@@ -1,0 +1,26 @@
+"""Conv2d 3 -> 32 channels, kernel 5, stride 2, padding 2, on a (8, 3, 96, 96) batch."""
+
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """A single 2D convolution with bias."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int, padding: int):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size, stride=stride, padding=padding)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(x)
+
+
+batch_size = 8
+
+
+def get_inputs():
+    return [torch.randn(batch_size, 3, 96, 96)]
+
+
+def get_init_inputs():
+    return [3, 32, 5, 2, 2]

@@ -1,0 +1,26 @@
+"""Conv2d of AlexNet's first layer (3 -> 96, kernel 11, stride 4, padding 2) on a (100, 3, 224, 224) batch, fp32."""
+
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """AlexNet's first convolution."""
+
+    def __init__(self, num_classes: int = 1000):
+        super().__init__()
+        self.conv1 = nn.Conv2d(in_channels=3, out_channels=96, kernel_size=11, stride=4, padding=2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv1(x)
+
+
+batch_size = 100
+
+
+def get_inputs():
+    return [torch.randn(batch_size, 3, 224, 224)]
+
+
+def get_init_inputs():
+    return [1000]

@@ -1,0 +1,64 @@
+"""A candidate's recipe: which core computes the forward and which framework options wrap it.
+
+Every candidate the built-in proposer writes carries its recipe in a header comment, so an idea
+applied to a seed kernel stacks on top of what the seed already does (a TF32 seed can gain
+cuDNN autotuning, a fused-pool seed can gain fp16) and the code is regenerated from the recipe.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+HEADER = "# kernelweb-recipe: "
+_HEADER_RE = re.compile(r"^# kernelweb-recipe: (\{.*\})$", re.M)
+
+# Keys of a variant that are framework options; every other key is a parameter of the core.
+OPTION_KEYS = ("tf32", "cudnn_benchmark", "channels_last", "dtype", "cuda_graph", "compile")
+
+
+@dataclass
+class Recipe:
+    core: str = "reference"
+    params: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps({"core": self.core, "params": self.params, "options": self.options}, sort_keys=True)
+
+    @classmethod
+    def from_source(cls, source: str) -> Recipe:
+        """The recipe in a candidate's header; the plain reference recipe for any other source."""
+        match = _HEADER_RE.search(source or "")
+        if not match:
+            return cls()
+        try:
+            data = json.loads(match.group(1))
+        except json.JSONDecodeError:
+            return cls()
+        return cls(str(data.get("core", "reference")), dict(data.get("params", {})), dict(data.get("options", {})))
+
+    def precision(self) -> str:
+        """What precision the candidate computes in, as labelled on its node."""
+        dtype = self.options.get("dtype")
+        if dtype:
+            return {"float16": "fp16", "bfloat16": "bf16"}.get(dtype, dtype)
+        return "tf32" if self.options.get("tf32") else "fp32"
+
+
+def apply_change(parent: Recipe, change: dict[str, Any], variant: dict[str, Any]) -> Recipe:
+    """The recipe after applying one idea (catalogue `change`) with one parameter variant."""
+    options = {k: v for k, v in variant.items() if k in OPTION_KEYS}
+    params = {k: v for k, v in variant.items() if k not in OPTION_KEYS}
+    kind = change.get("kind")
+    if kind == "options":
+        return Recipe(parent.core, dict(parent.params), {**parent.options, **options})
+    if kind == "conv":
+        base = dict(parent.params) if parent.core == "cuda_conv" else {}
+        kept = {k: v for k, v in parent.options.items() if k != "compile"}
+        return Recipe("cuda_conv", {**base, **params}, {**kept, **options})
+    # A new core replaces the computation; only options that still mean something carry over.
+    kept = {k: v for k, v in parent.options.items() if k == "cuda_graph"}
+    return Recipe(str(change.get("core")), params, {**kept, **options})

@@ -1,0 +1,175 @@
+"""Turn a recipe into a complete KernelBench `ModelNew` file from the template files."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+from pathlib import Path
+from string import Template
+
+from search.proposers.builtin.analysis import ProblemShape
+from search.proposers.builtin.recipe import Recipe
+
+TEMPLATES = Path(__file__).with_name("templates")
+# Portable optimization flags: no -march=native, the row loops carry target_clones instead.
+CPU_CFLAGS = ["-O3", "-fno-math-errno", "-fno-trapping-math", "-fassociative-math", "-fno-signed-zeros"]
+
+_TITLES = {
+    "reference": "The reference computation under framework-level settings",
+    "library_softmax": "Softmax through the library's fused kernel",
+    "library_rms_norm": "RMSNorm through the library's fused kernel",
+    "cpu_softmax": "Fused row softmax in C++ (one visit per row, rows across cores)",
+    "cpu_rownorm": "Fused row normalization in C++ (one visit per row, rows across cores)",
+    "cuda_softmax_rows": "Row softmax held on chip: one read, one write (NVRTC)",
+    "cuda_softmax_online": "Online row softmax, one block per row (NVRTC)",
+    "cuda_rownorm_split": "Normalization with rows split across blocks, three passes (NVRTC)",
+    "cuda_conv": "cuDNN convolution with a hand-written epilogue (NVRTC)",
+}
+
+
+@functools.cache
+def template_text(name: str) -> str:
+    return (TEMPLATES / name).read_text()
+
+
+def render(recipe: Recipe, shape: ProblemShape, reference: str) -> str:
+    """A complete candidate file for `recipe` on the reference described by `shape`.
+
+    Raises ValueError when the recipe's core cannot serve this problem.
+    """
+    options = recipe.options
+    dtype = options.get("dtype")
+    compile_mode = options.get("compile")
+    ref_fn = f"_compiled(self.ref, {compile_mode!r})" if compile_mode else "self.ref"
+    framework = template_text("framework.py.tmpl")
+    if compile_mode:
+        framework += _COMPILE_HELPER
+    return Template(template_text("model.py.tmpl")).substitute(
+        title=_TITLES.get(recipe.core, recipe.core) + _options_suffix(recipe) + _params_suffix(recipe),
+        recipe=recipe.to_json(),
+        precision=recipe.precision(),
+        reference=_embeddable(reference),
+        framework=framework,
+        core=_render_core(recipe, shape),
+        channels_last=bool(options.get("channels_last")),
+        ref_fn=ref_fn,
+        cuda_graph=bool(options.get("cuda_graph")),
+        dtype=f"torch.{dtype}" if dtype else "None",
+        tf32=bool(options.get("tf32")),
+        cudnn_benchmark=bool(options.get("cudnn_benchmark")),
+    )
+
+
+_COMPILE_HELPER = '''
+
+def _compiled(module, mode):
+    """torch.compile with compilation in this process: no worker pool is left running."""
+    import torch._inductor.config as inductor_config
+
+    inductor_config.compile_threads = 1
+    return torch.compile(module, mode=mode)
+'''
+
+
+def summarize(recipe: Recipe) -> str:
+    """A short human description of what a recipe does, e.g. 'fused row softmax (TF32)'."""
+    return (_TITLES.get(recipe.core, recipe.core)[0].lower() + _TITLES.get(recipe.core, recipe.core)[1:]
+            + _options_suffix(recipe) + _params_suffix(recipe))
+
+
+def _params_suffix(recipe: Recipe) -> str:
+    if not recipe.params:
+        return ""
+    return " [" + ", ".join(f"{k}={v}" for k, v in sorted(recipe.params.items())) + "]"
+
+
+def _options_suffix(recipe: Recipe) -> str:
+    names = {
+        "tf32": "TF32", "cudnn_benchmark": "cuDNN autotuning", "channels_last": "channels-last",
+        "cuda_graph": "CUDA graph",
+    }
+    parts = [label for key, label in names.items() if recipe.options.get(key)]
+    if recipe.options.get("dtype"):
+        parts.append(recipe.precision())
+    if recipe.options.get("compile"):
+        parts.append(f"torch.compile {recipe.options['compile']}")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def _embeddable(reference: str) -> str:
+    # A `from __future__` import is only legal at the top of a file; the candidate's own header
+    # comes first, so the reference's is dropped (it changes no runtime behaviour of Model).
+    return re.sub(r"^from __future__ import .*$", "", reference, flags=re.M).strip() + "\n"
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def _render_core(recipe: Recipe, shape: ProblemShape) -> str:
+    core, p = recipe.core, recipe.params
+    tmpl = Template(template_text(f"cores/{core}.py.tmpl"))
+    fn = "log_softmax" if shape.pattern == "log_softmax" else "softmax"
+    if core == "reference":
+        return tmpl.substitute()
+    if core == "library_softmax":
+        _need(shape.dim is not None, "the softmax dimension is not a constant")
+        return tmpl.substitute(fn=fn, dim=shape.dim)
+    if core == "library_rms_norm":
+        return tmpl.substitute(weight=_weight_expr(shape), eps=_eps_expr(shape))
+    if core == "cpu_softmax":
+        cpp = template_text("cpu_softmax.cpp")
+        return tmpl.substitute(cpp=cpp, digest=_digest(cpp, str(CPU_CFLAGS)), cflags=repr(CPU_CFLAGS),
+                               fn=fn, grain=int(p.get("grain", 16)), log=shape.pattern == "log_softmax")
+    if core == "cpu_rownorm":
+        cpp = template_text("cpu_rownorm.cpp")
+        return tmpl.substitute(cpp=cpp, digest=_digest(cpp, str(CPU_CFLAGS)), cflags=repr(CPU_CFLAGS),
+                               grain=int(p.get("grain", 8)), **_norm_exprs(shape))
+    if core == "cuda_softmax_rows":
+        cols = shape.row_length or 0
+        cluster, threads, items = int(p["cluster"]), int(p["threads"]), int(p["items"])
+        _need(cluster * threads * items * 4 == cols, "the launch shape does not cover a row")
+        return tmpl.substitute(cols=cols, threads=threads, items=items, cluster=cluster,
+                               log=int(shape.pattern == "log_softmax"), fn=fn,
+                               cuda=template_text("cuda_softmax_rows.cu"))
+    if core == "cuda_softmax_online":
+        return tmpl.substitute(threads=int(p.get("threads", 1024)), log=int(shape.pattern == "log_softmax"),
+                               fn=fn, cuda=template_text("cuda_softmax_online.cu"))
+    if core == "cuda_rownorm_split":
+        exprs = _norm_exprs(shape)
+        return tmpl.substitute(threads=int(p.get("threads", 256)), items=int(p.get("items", 8)),
+                               rms=int(exprs.pop("rms") == "True"), cuda=template_text("cuda_rownorm_split.cu"),
+                               **exprs)
+    if core == "cuda_conv":
+        conv = shape.attrs.get("conv")
+        _need(bool(conv), "no convolution submodule found")
+        return tmpl.substitute(conv=conv, pool=shape.attrs.get("pool", ""), has_pool="pool" in shape.attrs,
+                               pad_to=int(p.get("pad_to", 0)), fused_pool=bool(p.get("fused_pool")),
+                               vec=int(p.get("vec", 1)), cuda=template_text("cuda_relu_maxpool.cu"))
+    raise ValueError(f"unknown core {core!r}")
+
+
+def _need(condition: bool, why: str) -> None:
+    if not condition:
+        raise ValueError(why)
+
+
+def _weight_expr(shape: ProblemShape) -> str:
+    return f"model.ref.{shape.attrs['weight']}" if "weight" in shape.attrs else "None"
+
+
+def _eps_expr(shape: ProblemShape) -> str:
+    if "eps" in shape.attrs:
+        return f"model.ref.{shape.attrs['eps']}"
+    return repr(shape.eps if shape.eps is not None else 1e-5)
+
+
+def _norm_exprs(shape: ProblemShape) -> dict[str, str]:
+    """Python expressions (inside _run_core) for a row normalization's parameters."""
+    if shape.pattern == "layernorm":
+        norm = f"model.ref.{shape.attrs['norm']}"
+        return {"weight": f"{norm}.weight", "bias": f"{norm}.bias", "eps": f"{norm}.eps",
+                "cols": f"math.prod({norm}.normalized_shape)", "rms": "False"}
+    return {"weight": _weight_expr(shape), "bias": "None", "eps": _eps_expr(shape),
+            "cols": "x.shape[-1]", "rms": "True"}
