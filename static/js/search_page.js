@@ -39,6 +39,7 @@ function drawHeader() {
   const status = $("stat-status");
   status.textContent = state.reason === "cancelling" && state.status === "running" ? "cancelling" : state.status;
   status.className = `badge st-${state.status}`;
+  if (state.reason) { $("stat-reason").textContent = state.reason.length > 60 ? state.reason.slice(0, 59) + "…" : state.reason; $("stat-reason").title = state.reason; }
   $("stat-round").innerHTML = `${state.round} <small>/ ${page.rounds ?? "?"}</small>`;
   const best = bestNode(state);
   $("stat-speedup").textContent = fmtX(best ? best.speedup : null);
@@ -50,7 +51,8 @@ function drawHeader() {
   }
   $("stat-elapsed").textContent = fmtElapsed(elapsed());
   const kernels = [...state.nodes.values()].filter((n) => n.kind === "kernel").length;
-  $("tree-count").textContent = `${kernels} kernels · ${state.nodes.size} nodes`;
+  $("tree-count").textContent = state.nodes.size ? `${kernels} kernels · ${state.nodes.size} nodes`
+    : state.status === "queued" ? "queued: waiting for a worker…" : "";
   const cancel = $("cancel-form");
   if (cancel && FINAL_SEARCH.has(state.status)) cancel.remove();
 }
