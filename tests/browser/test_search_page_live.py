@@ -100,3 +100,17 @@ def test_screenshot_of_the_new_search_page(page, kernelweb_server):
     assert "class Model" in page.input_value("#id_reference")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "new-search.png"))
+
+
+def test_a_refused_reference_keeps_the_text_and_marks_the_line(page, kernelweb_server):
+    page.goto(kernelweb_server.url + "/")
+    page.click('[data-example="softmax"]')
+    broken = page.input_value("#id_reference").replace("def forward(self, x: torch.Tensor) -> torch.Tensor:",
+                                                       "def forward(self, x) ->:")
+    page.fill("#id_reference", broken)
+    page.click("#start")
+    page.wait_for_selector("#reference-error")
+    line = next(i for i, text in enumerate(broken.splitlines(), 1) if "def forward(self, x) ->:" in text)
+    assert page.inner_text("#gutter .err") == str(line)
+    assert f"Line {line}" in page.inner_text("#reference-error")
+    assert page.input_value("#id_reference") == broken
