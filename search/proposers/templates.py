@@ -24,6 +24,16 @@ def template(name: str) -> Template:
     return Template((PROMPTS / f"{name}.md").read_text())
 
 
+DEVICE_NOTES = {
+    "cpu": "The device is a CPU: write C++ through `torch.utils.cpp_extension.load_inline` "
+           "(`cpp_sources` and `functions`; `extra_cflags=['-O3', '-march=native', '-fopenmp']` and "
+           "`extra_ldflags=['-fopenmp']` are allowed) or vectorised PyTorch. CUDA and Triton are not available.",
+    "cuda": "The device is an NVIDIA GPU: write CUDA C++ through `torch.utils.cpp_extension.load_inline` "
+            "(`cuda_sources`), Triton `@triton.jit` kernels, or PyTorch-level changes (torch.compile, "
+            "CUDA graphs, TF32/bf16 within the tolerance, channels_last).",
+}
+
+
 def system_prompt() -> str:
     return template("system").template.strip()
 
@@ -33,6 +43,7 @@ def _common(ctx: ProposalContext) -> dict[str, str]:
         "reference": ctx.reference.strip(),
         "reference_info": feedback.render_reference_info(ctx.reference_info),
         "device": ctx.device,
+        "device_notes": DEVICE_NOTES.get(ctx.device.split(":")[0], ""),
         "tolerance": f"{ctx.tolerance:g}",
         "policy_text": POLICIES.get(ctx.policy, ctx.policy),
         "history": feedback.render_history(ctx.history),

@@ -57,6 +57,13 @@ def anthropic_reply(text: str, input_tokens: int = 1000, output_tokens: int = 50
     return body
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True  # a delayed answer must not hold up stop()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that timed out and hung up is part of the test, not an error
+
+
 class FakeLLMServer:
     """Replays queued responses in order, per endpoint; answers 500 when its queue is empty."""
 
@@ -94,8 +101,7 @@ class FakeLLMServer:
             def log_message(self, *args: Any) -> None:  # keep test output quiet
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True  # a delayed answer must not hold up stop()
+        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
                                        daemon=True)
 
