@@ -158,3 +158,13 @@ def test_library_seeds_are_evaluated_first_under_the_reference_and_can_seed_roun
     ideas = [n for n in nodes.values() if n.kind == "idea"]
     assert {n.parent_id for n in ideas} == {nodes["lib/0"].id}
     assert outcome.best.key == "lib/0"
+
+
+def test_a_proposer_with_nothing_left_to_try_ends_the_search_early():
+    recording = two_round_script()
+    recording["rounds"][1] = {"ideas": []}
+    config = SearchConfig(rounds=5, ideas_per_round=4, impls_per_idea=2, seeds_per_round=2)
+    outcome, store, proposer, evaluator = run(config, recording)
+    assert outcome.stop_reason == "completed" and len(evaluator.batches) == 1
+    assert not any(n.status == "failed" for n in store.nodes() if n.kind == "idea")
+    assert [e["round"] for e in store.events_of("round_finished")] == [1, 2]

@@ -31,10 +31,11 @@ def run_branching(run: SearchRun) -> None:
             for idea in run.ideas(round_, seed, keys):
                 ideas.append(idea)
                 work.append((idea, seed))
+        if not ideas:  # the proposer has nothing more to try from any seed
+            run.finish_round(round_)
+            return
         kernels = run.implement(round_, work, config.impls_per_idea)
         run.evaluate(kernels)
         run.summarize_ideas(ideas)
         run.finish_batch()
-        best = run.best
-        run.store.emit("round_finished", {"round": round_, "best_speedup": best.speedup if best else None,
-                                          "best_node_id": best.id if best else None})
+        run.finish_round(round_)

@@ -151,7 +151,8 @@ class SearchRun:
     def ideas(self, round_: int, seed: Node, keys: Sequence[str]) -> list[Node]:
         """The idea nodes for `keys` under a seed: the recorded ones, or new ones from the proposer.
 
-        A proposer failure becomes one idea node with status `failed` and the reason.
+        A proposer failure becomes one idea node with status `failed` and the reason; a proposer
+        with nothing more to suggest (no ideas, no error) adds nothing.
         """
         existing = [self.by_key[k] for k in keys if k in self.by_key]
         if existing or not keys or self.check_budgets():
@@ -165,9 +166,7 @@ class SearchRun:
             return [self.add(node)]
         ideas = list(ideas)[: len(keys)]
         if not ideas:
-            node = Node(kind="idea", round=round_, parent_id=seed.id, key=keys[0], status="failed",
-                        error="the proposer wrote no ideas", usage=usage)
-            return [self.add(node)]
+            return []  # nothing left to try from this seed: not a failure
         shares = _split_usage(usage, len(ideas))
         return [
             self.add(Node(kind="idea", round=round_, parent_id=seed.id, key=key, idea=idea.text,
@@ -328,6 +327,12 @@ class SearchRun:
             "candidates": candidates, "correct": correct,
             "best_key": best.key if best else None, "stop_reason": self.stop_reason,
         })
+
+    def finish_round(self, round_: int) -> None:
+        """Tell the stream a round (or a sequential step) is over, with the best so far."""
+        best = self.best
+        self.store.emit("round_finished", {"round": round_, "best_speedup": best.speedup if best else None,
+                                           "best_node_id": best.id if best else None})
 
     # --- choosing ---------------------------------------------------------------------------
     def _find_best(self) -> Node | None:

@@ -26,9 +26,7 @@ def run_sequential(run: SearchRun) -> None:
         run.evaluate(kernels)
         run.summarize_ideas(ideas)
         run.finish_batch()
-        best = run.best
-        run.store.emit("round_finished", {"round": step, "best_speedup": best.speedup if best else None,
-                                          "best_node_id": best.id if best else None})
+        run.finish_round(step)
         written = [k for k in kernels if k.source]
         if written:
             last = written[-1]
