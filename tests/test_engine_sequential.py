@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from search.engine import run_search
-from search.engine.memory_store import MemoryStore
+from search.engine.memory_store import MemoryStore, SimulatedCrash
 from search.engine.types import SearchConfig
 from search.proposers.scripted import ScriptedProposer
 from tests.fakes.engine import FakeEvaluator, kernel, script
@@ -45,3 +47,17 @@ def test_the_fix_prompt_shows_why_the_last_kernel_failed():
     third = proposer.prompts[2]
     assert "incorrect" in third and "allclose: max abs err 0.5 > 0.01" in third
     assert "# s2" in third  # the failed kernel is the seed to fix
+
+
+def test_a_resumed_sequential_search_continues_from_the_last_result():
+    store = MemoryStore(crash_after_results=3)
+    with pytest.raises(SimulatedCrash):
+        run_search(REFERENCE, {}, CONFIG, ScriptedProposer(recording()), FakeEvaluator(), store)
+    store.revive()
+    proposer, evaluator = ScriptedProposer(recording()), FakeEvaluator()
+    outcome = run_search(REFERENCE, {}, CONFIG, proposer, evaluator, store)
+    keys = [n.key for n in store.nodes()]
+    assert len(keys) == len(set(keys)) == 1 + 4 * 2
+    assert [len(b) for b in evaluator.batches] == [1, 1]  # step 3 again (its result was lost), step 4
+    assert proposer.idea_calls == 1  # only step 4's idea is new
+    assert "# s3" in outcome.best.source

@@ -22,6 +22,9 @@ def run_sequential(run: SearchRun) -> None:
         run.round = step
         run.store.emit("round_started", {"round": step})
         ideas = run.ideas(step, last, [step_idea_key(step)])
+        if not ideas:  # the proposer has nothing more to try
+            run.finish_round(step)
+            return
         kernels = run.implement(step, [(idea, last) for idea in ideas], 1)
         run.evaluate(kernels)
         run.summarize_ideas(ideas)
