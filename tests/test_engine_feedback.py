@@ -55,3 +55,10 @@ def test_the_runner_options_come_from_the_search_settings():
     options = eval_options(config)
     assert (options.device, options.trials, options.atol, options.rtol) == ("cuda", 7, 1e-3, 1e-3)
     assert (options.timeout_s, options.policy, options.compile_baseline) == (30.0, "custom-kernels", False)
+
+
+def test_a_wrong_kernel_shows_no_speedup():
+    verdict = FakeEvaluator.verdict(kernel("w", 0.1, "incorrect")) | {"speedup": 10.0, "cand_ms": 0.1}
+    node = apply_verdict(Node(kind="kernel", round=1, key="w"), verdict)
+    assert node.status == "incorrect" and node.speedup is None and node.speedup_vs_compile is None
+    assert node.verdict["speedup"] == 10.0

@@ -24,13 +24,16 @@ def first_lines(text: str, lines: int = 3, chars: int = 600) -> str:
 
 
 def apply_verdict(node: Node, verdict: dict[str, Any]) -> Node:
-    """Record a verdict on a kernel node: status, backend, timings, speedups and the error."""
+    """Record a verdict on a kernel node: status, backend, timings, the error, and the speedups
+    when the kernel is correct (a wrong kernel's speed means nothing)."""
     node.verdict = verdict
     node.status = status_of(verdict)
     node.backend = verdict.get("backend") or node.backend
     node.cand_ms = verdict.get("cand_ms")
-    node.speedup = verdict.get("speedup")
-    node.speedup_vs_compile = verdict.get("speedup_vs_compile")
+    # A speedup is shown only when it can be trusted; the verdict keeps the raw numbers.
+    trusted = node.status == "correct"
+    node.speedup = verdict.get("speedup") if trusted else None
+    node.speedup_vs_compile = verdict.get("speedup_vs_compile") if trusted else None
     if node.status == "correct":
         node.error = ""
     else:
