@@ -24,7 +24,7 @@ _TITLES = {
     "cuda_softmax_rows": "Row softmax held on chip: one read, one write (NVRTC)",
     "cuda_softmax_online": "Online row softmax, one block per row (NVRTC)",
     "cuda_rownorm_split": "Normalization with rows split across blocks, three passes (NVRTC)",
-    "cuda_conv": "cuDNN convolution with a hand-written epilogue (NVRTC)",
+    "cuda_conv": "Convolution (cuDNN or an im2col tensor-core GEMM) with a fused NVRTC epilogue",
 }
 
 
@@ -146,6 +146,7 @@ def _render_core(recipe: Recipe, shape: ProblemShape) -> str:
         _need(bool(conv), "no convolution submodule found")
         return tmpl.substitute(conv=conv, pool=shape.attrs.get("pool", ""), has_pool="pool" in shape.attrs,
                                pad_to=int(p.get("pad_to", 0)), fused_pool=bool(p.get("fused_pool")),
+                               im2col=bool(p.get("im2col")),
                                vec=int(p.get("vec", 1)), cuda=template_text("cuda_relu_maxpool.cu"))
     raise ValueError(f"unknown core {core!r}")
 

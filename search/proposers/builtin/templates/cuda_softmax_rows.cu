@@ -69,9 +69,19 @@ softmax_rows(const float* __restrict__ x, float* __restrict__ y) {
     for (int i = 0; i < ITEMS; ++i) m = fmaxf(m, fmaxf(fmaxf(v[i].x, v[i].y), fmaxf(v[i].z, v[i].w)));
     m = block_reduce<true>(m, scratch);
     float s = 0.0f;
+#if LOG
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
         s += __expf(v[i].x - m) + __expf(v[i].y - m) + __expf(v[i].z - m) + __expf(v[i].w - m);
+#else
+    // Keep exp(x - local max) in the registers: the output is that times one scale per block.
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        v[i].x = __expf(v[i].x - m); v[i].y = __expf(v[i].y - m);
+        v[i].z = __expf(v[i].z - m); v[i].w = __expf(v[i].w - m);
+        s += (v[i].x + v[i].y) + (v[i].z + v[i].w);
+    }
+#endif
     s = block_reduce<false>(s, scratch);
     float row_max = m, row_sum = s;
 #if CLUSTER > 1
@@ -99,11 +109,10 @@ softmax_rows(const float* __restrict__ x, float* __restrict__ y) {
         __stcs(dst + i * THREADS + threadIdx.x,
                make_float4(v[i].x - shift, v[i].y - shift, v[i].z - shift, v[i].w - shift));
 #else
-    const float inv = 1.0f / row_sum;
+    const float scale = __expf(m - row_max) / row_sum;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
         __stcs(dst + i * THREADS + threadIdx.x,
-               make_float4(__expf(v[i].x - row_max) * inv, __expf(v[i].y - row_max) * inv,
-                           __expf(v[i].z - row_max) * inv, __expf(v[i].w - row_max) * inv));
+               make_float4(v[i].x * scale, v[i].y * scale, v[i].z * scale, v[i].w * scale));
 #endif
 }
