@@ -137,7 +137,7 @@ export class TreeView {
     const r = this.svg.getBoundingClientRect();
     const pad = 48, bottom = 44;   // room for the toolbar and the legend
     const w = Math.max(1, this.bounds.maxX - this.bounds.minX), h = Math.max(1, this.bounds.maxY - this.bounds.minY);
-    let k = Math.max(0.02, Math.min(1.6, (r.width - 2 * pad) / w, (r.height - 2 * pad - bottom) / h));
+    let k = Math.max(0.02, Math.min(1.25, (r.width - 2 * pad) / w, (r.height - 2 * pad - bottom) / h));
     let centreX = (this.bounds.minX + this.bounds.maxX) / 2;
     if (!all && k < MIN_AUTO_SCALE) {
       k = Math.min(MIN_AUTO_SCALE, (r.height - 2 * pad - bottom) / h);
