@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, connection
+from django.db import DatabaseError, close_old_connections, connection
 from django.db.models import Q
 from django.utils import timezone
 
@@ -101,7 +101,10 @@ class Heartbeat:
     def run(self) -> None:
         try:
             while not self.stopped.wait(self.interval_s):
-                self.store.heartbeat()
+                try:
+                    self.store.heartbeat()
+                except DatabaseError:  # a busy database: one missed beat is harmless, the next counts
+                    log.warning("heartbeat of search %s skipped: database busy", self.store.search_id)
         finally:
             connection.close()  # this thread's own connection
 

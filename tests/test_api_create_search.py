@@ -14,10 +14,6 @@ def post(client, body, **kwargs):
     return client.post("/api/searches", data=data, content_type="application/json", **kwargs)
 
 
-def needs_runner():
-    pytest.importorskip("gpurunner.api", reason="the runner's API is not installed in this checkout")
-
-
 def test_it_rejects_an_empty_reference_with_a_clear_message(owner_client):
     response = post(owner_client, {"reference": "   \n"})
     assert response.status_code == 422
@@ -77,7 +73,6 @@ def test_it_rejects_a_body_without_a_reference(owner_client):
 
 
 def test_it_creates_a_queued_search_and_answers_201_with_id_and_url(token_client, owner, task_queue_in_memory):
-    needs_runner()
     response = post(token_client, {"reference": SOFTMAX_REFERENCE, "proposer": "builtin", "rounds": 2,
                                    "ideas_per_round": 3, "impls_per_idea": 2, "device": "cpu", "tolerance": 0.01})
     assert response.status_code == 201
@@ -93,7 +88,6 @@ def test_it_creates_a_queued_search_and_answers_201_with_id_and_url(token_client
 
 
 def test_it_answers_422_with_the_runners_message_and_line(owner_client):
-    needs_runner()
     reference = SOFTMAX_REFERENCE.replace("return [torch.randn(8, 64)]", "return [torch.randn(8, 64) @ torch.randn(3, 3)]")
     response = post(owner_client, {"reference": reference, "device": "cpu"})
     assert response.status_code == 422
