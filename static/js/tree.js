@@ -12,7 +12,7 @@ const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<
 
 export function statusClass(node) {
   if (node.kind === "reference") return "reference";
-  if (node.kind === "idea") return "idea";
+  if (node.kind === "idea") return node.status === "failed" ? "failed" : "idea";
   return PENDING.has(node.status) ? "pending" : node.status || "pending";
 }
 
@@ -58,7 +58,7 @@ function label(node) {
 
 function tooltip(node) {
   const lines = [];
-  if (node.kind === "idea") lines.push(`Idea (round ${node.round}): ${node.idea}`);
+  if (node.kind === "idea") lines.push(`Idea (round ${node.round}): ${node.idea || node.error || ""}`);
   else if (node.kind === "reference") lines.push("Reference (eager PyTorch)");
   else {
     lines.push(`Kernel ${node.id} · round ${node.round} · ${node.status}${node.backend ? " · " + node.backend : ""}`);

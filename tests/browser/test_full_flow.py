@@ -32,9 +32,9 @@ def test_paste_start_watch_open_download_share(page, chromium, kernelweb_server,
     assert page.input_value("#id_reference") == reference
     page.select_option("#id_proposer", "builtin")
     page.select_option("#id_device", "cpu")
-    page.fill("#id_rounds", "1")
+    page.fill("#id_rounds", "2")
     page.fill("#id_ideas_per_round", "2")
-    page.fill("#id_impls_per_idea", "1")
+    page.fill("#id_impls_per_idea", "2")
     page.fill("#id_title", "Softmax, built-in proposer on the CPU")
     with page.expect_navigation(timeout=120_000):
         page.click("#start")
