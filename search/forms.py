@@ -20,6 +20,16 @@ POLICIES = [("any", "Anything faster (torch, compile, precision within tolerance
             ("custom-kernels", "Custom kernels only (the profiler must show your own kernels)")]
 
 
+def proposer_choices() -> list[tuple[str, str]]:
+    """The proposers, each saying when the key it needs is missing (the run would fail)."""
+    missing = {
+        "openai": not (settings.OPENAI_API_KEY or settings.OPENAI_BASE_URL) and "OPENAI_API_KEY",
+        "anthropic": not settings.ANTHROPIC_API_KEY and "ANTHROPIC_API_KEY",
+    }
+    return [(key, f"{label} — {missing[key]} not set" if missing.get(key) else label)
+            for key, label in PROPOSERS]
+
+
 def default_device() -> str:
     """The runner's device: RUNNER_DEVICE (settings resolve cuda/cpu), else cpu."""
     return settings.RUNNER_DEVICE or "cpu"
@@ -51,6 +61,7 @@ class NewSearchForm(forms.Form):
         self.fields["model"].initial = settings.DEFAULT_MODEL
         if settings.DEFAULT_PROPOSER in dict(PROPOSERS):
             self.fields["proposer"].initial = settings.DEFAULT_PROPOSER
+        self.fields["proposer"].choices = proposer_choices()
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

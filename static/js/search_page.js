@@ -88,8 +88,8 @@ const stream = connectStream({
   after: state.lastId,
   onEvent,
   onStatus: (s) => {
-    conn.textContent = { live: "live", lost: "reconnecting…", done: "complete" }[s] || s;
-    conn.className = `conn ${s === "live" ? "live" : s === "lost" ? "lost" : ""}`;
+    conn.textContent = { live: "live", lost: "reconnecting…", done: "complete", refused: "no access" }[s] || s;
+    conn.className = `conn ${s === "live" ? "live" : s === "lost" || s === "refused" ? "lost" : ""}`;
   },
   keepOpen: () => !FINAL_SEARCH.has(state.status),
 });

@@ -25,9 +25,11 @@ export function connectStream({ path, after = 0, onEvent, onStatus = () => {}, k
       const events = Array.isArray(data) ? data : Array.isArray(data.events) ? data.events : [data];
       events.forEach(deliver);
     };
-    socket.onclose = () => {
+    socket.onclose = (event) => {
       socket = null;
       if (stopped) return;
+      // 4403: not (or no longer) allowed, e.g. a revoked share link; retrying cannot help.
+      if (event.code === 4403) { onStatus("refused"); return; }
       if (!keepOpen()) { onStatus("done"); return; }
       onStatus("lost");
       timer = setTimeout(open, delay);
