@@ -235,7 +235,9 @@ def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions |
         backend = build.detect_backend(source, options.device)
         b = builds.get(i)
         if b is not None and not b.get("built"):
-            verdicts.append(_build_failure(b, backend, options))
+            failure = _build_failure(b, backend, options)
+            failure.eval_s = time.monotonic() - t0
+            verdicts.append(failure)
             continue
         worker = pending or queue.spawn(source)
         pending = None

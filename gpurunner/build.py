@@ -96,7 +96,7 @@ def build_env(device: str, parallel_builds: int, ext_dir: Path) -> dict[str, str
     return env
 
 
-_LOCATION = re.compile(r"(?P<file>main\.cpp|cuda\.cu)[:(](?P<line>\d+)")
+_LOCATION = re.compile(r"(?P<file>main\.cpp|cuda\.cu)(?::(?P<l1>\d+)|\((?P<l2>\d+)\))")
 # load_inline writes cpp_sources after 1 include line and cuda_sources after 3.
 _PREFIX_LINES = {"main.cpp": 1, "cuda.cu": 3}
 _SOURCE_NAME = {"main.cpp": "cpp_sources", "cuda.cu": "cuda_sources"}
@@ -110,14 +110,16 @@ def format_compile_error(log: str, limit: int = 6000) -> tuple[str, str]:
     """
     def relocate(m: re.Match[str]) -> str:
         name = m.group("file")
-        line = int(m.group("line")) - _PREFIX_LINES[name]
+        line = int(m.group("l1") or m.group("l2")) - _PREFIX_LINES[name]
         return f"{_SOURCE_NAME[name]} line {line}"
 
-    lines = log.splitlines()
+    log = re.sub(r"\S*/(main\.cpp|cuda\.cu)", r"\1", log)  # build paths say nothing to a user
+    lines = [ln for ln in log.splitlines() if not ln.startswith("Error building extension")]
     keep: list[str] = []
     first = ""
     for i, line in enumerate(lines):
-        if re.search(r"\berror\b", line, re.IGNORECASE) and not line.startswith(("FAILED", "ninja:")):
+        if re.search(r"\berror\b", line, re.IGNORECASE) and not line.startswith(
+                ("FAILED", "ninja:", "c++ ", "/usr", "[")):
             if not first and not line.lstrip().startswith("["):
                 first = _LOCATION.sub(relocate, line.strip())
             for j in range(max(0, i - 1), min(len(lines), i + 3)):
@@ -126,7 +128,6 @@ def format_compile_error(log: str, limit: int = 6000) -> tuple[str, str]:
                     keep.append(text)
     readable = "\n".join(keep) if keep else log
     summary = first or "the extension failed to build"
-    summary = re.sub(r"^/\S+/(cpp_sources|cuda_sources)", r"\1", summary)
     return summary[:300], readable[-limit:]
 
 

@@ -115,9 +115,9 @@ def merge_trials(comparisons: list[Comparison]) -> Comparison:
         for c in comp.checks:
             if c.name not in merged:
                 merged[c.name] = Check(c.name, c.passed, c.detail)
-            elif not c.passed and merged[c.name].passed:
-                merged[c.name] = Check(c.name, False, c.detail)
-            if not c.passed and not c.detail.startswith("trial"):
+            if not c.passed and merged[c.name].passed:
+                merged[c.name] = Check(c.name, False, f"trial {n + 1}: {c.detail}")
+            elif not c.passed and not merged[c.name].detail.startswith("trial"):
                 merged[c.name].detail = f"trial {n + 1}: {c.detail}"
     if merged and all(c.passed for c in merged.values()):
         for c in merged.values():

@@ -182,7 +182,7 @@ def _run(job: dict[str, Any], workdir: Path, send: Any) -> dict[str, Any]:
 
 
 def _check_fits(values: list[Any], device: str, line: int | None) -> None:
-    need = inp.input_bytes(values)
+    need = sum(v.numel() * v.element_size() for v in values if isinstance(v, torch.Tensor))
     if device.startswith("cuda"):
         free = torch.cuda.mem_get_info()[0]
     else:

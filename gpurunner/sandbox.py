@@ -261,13 +261,13 @@ class Worker:
             if self.phase == "done" or eof:
                 status = "done" if self.phase == "done" else "crashed"
                 break
-        if status == "done":
-            try:
-                self.proc.wait(timeout=10)
+        if status != "timeout":
+            try:  # read how it ended before anything is killed
+                self.proc.wait(timeout=10 if status == "done" else 3)
             except subprocess.TimeoutExpired:
                 pass
-        self._kill()
         returncode = self.proc.poll()
+        self._kill()
         result: dict[str, Any] = {}
         result_path = self.workdir / "result.json"
         if result_path.exists():

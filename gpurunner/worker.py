@@ -10,6 +10,7 @@ outputs, report `done`, and exit without waiting for anything the candidate left
 from __future__ import annotations
 
 import ctypes
+import faulthandler
 import json
 import os
 import resource
@@ -110,6 +111,7 @@ def main() -> None:
     MSG_FD = int(sys.argv[1])
     os.set_inheritable(MSG_FD, False)
     applied = confine()
+    faulthandler.enable()  # a crash leaves the Python stack (with candidate lines) on stderr
     t0 = time.monotonic()
     import torch  # noqa: F401 - imported before the job arrives (warm worker)
 
