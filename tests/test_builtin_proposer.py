@@ -153,3 +153,15 @@ def test_softmax_launch_shapes_cover_the_row_exactly_within_the_register_budget(
             assert v["cluster"] * v["threads"] * v["items"] * 4 == cols
             assert v["items"] * 4 + 24 <= 65536 // v["threads"]
     assert softmax_row_variants(4097) == []
+
+
+def test_an_idea_whose_every_implementation_failed_is_not_offered_again_on_another_seed():
+    reference = example("softmax_manual.py")
+    ctx = context(reference)
+    compile_idea = next(i for i in BuiltinProposer().propose_ideas(ctx, 8)[0] if "torch.compile" in i.text)
+    ctx.history = [TriedIdea(1, compile_idea.text, "compute", [{"status": "rejected"}])]
+    seed_idea = next(i for i in BuiltinProposer().propose_ideas(ctx, 8)[0] if "torch.softmax" in i.text)
+    seed = Node(kind="kernel", round=1, id=5, key="k", status="correct",
+                source=BuiltinProposer().implement(ctx, ctx.seeds[0], seed_idea, 1)[0].source)
+    ideas, _ = BuiltinProposer().propose_ideas(context(reference, seeds=[seed], history=ctx.history), 8)
+    assert ideas and not [i for i in ideas if "torch.compile" in i.text]

@@ -20,6 +20,7 @@ from search.proposers.builtin.render import render, summarize
 
 # A category nobody has tried yet is worth this much priority (the study's exploration rule).
 _UNEXPLORED_BONUS = 15
+_NEVER_WORKED = -60.0
 
 
 class BuiltinProposer:
@@ -54,8 +55,10 @@ class BuiltinProposer:
             text = base_text + suffix
             if text in tried or not _changes(spec, shape, parent):
                 continue
-            score = spec.score(shape) + (_UNEXPLORED_BONUS if spec.category in unexplored else 0)
-            score += _track_record(base_text, ctx.history)
+            record = _track_record(base_text, ctx.history)
+            if record <= _NEVER_WORKED:
+                continue  # every implementation elsewhere failed or was refused: do not retry it
+            score = spec.score(shape) + (_UNEXPLORED_BONUS if spec.category in unexplored else 0) + record
             scored.append((score, -order, spec, text))
         scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
         return [Idea(text=text, category=spec.category) for _, _, spec, text in scored[:k]], Usage(model="builtin")
@@ -119,7 +122,7 @@ def _track_record(base_text: str, history: list[TriedIdea]) -> float:
         return 0.0
     speedups = [o.get("speedup") or 0.0 for o in outcomes if o.get("status") == "correct"]
     if not speedups:
-        return -60.0
+        return _NEVER_WORKED
     return 20.0 if max(speedups) > 1.0 else -20.0
 
 
