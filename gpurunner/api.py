@@ -7,6 +7,7 @@ a time so timings do not interfere) -> judge (pure comparisons here, in the pare
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import threading
@@ -72,8 +73,7 @@ def _run_reference_worker(source: str, device: str, cache_dir: Path, seeds: list
     if "harness_error" in res.result:
         return {"ok": False, "error": "the runner failed while validating the reference",
                 "detail": res.result["harness_error"]}, None, worker
-    out = worker.workdir / "ref_outputs.pt"
-    return res.result, (out if out.exists() else None), worker
+    return res.result, worker.workdir, worker
 
 
 def check_reference(source: str, device: str = "cpu", timeout_s: float = 300.0) -> ReferenceReport:
@@ -114,7 +114,7 @@ def prepare_problem(source: str, options: EvalOptions) -> tuple[Problem | None, 
                 for k in ("compiled", "compile_error"):
                     if k in result:
                         merged[k] = result[k]
-                result = merged
+                result, outputs = merged, None
             cache.store_reference(cache_dir, key, result, outputs)
         finally:
             worker.close()
@@ -145,19 +145,49 @@ def _candidate_job(problem: Problem, options: EvalOptions) -> dict[str, Any]:
             "output_bytes": _output_sizes(problem.report)}
 
 
-class _WorkerQueue:
-    """Pre-spawned workers: the next candidate's interpreter imports torch while the current
-    candidate runs (a worker must be told its extensions directory before it starts)."""
+_SPARES: dict[tuple[str, str], Worker] = {}
+_SPARES_LOCK = threading.Lock()
 
-    def __init__(self, cache_dir: Path, device: str):
-        self.cache_dir, self.device = cache_dir, device
 
-    def spawn(self, source: str) -> Worker:
-        env: dict[str, str] = {}
-        if build.needs_build(build.detect_backend(source, self.device)):
-            env = build.build_env(self.device, 1, build.extensions_dir(self.cache_dir, source,
-                                                                       self.device))
-        return Worker(self.cache_dir, self.device, env)
+def _take_worker(cache_dir: Path, device: str) -> Worker:
+    """A started worker: the spare one (torch already imported) if alive, else a new one."""
+    with _SPARES_LOCK:
+        spare = _SPARES.pop((str(cache_dir), device), None)
+    if spare is not None and spare.proc.poll() is None:
+        return spare
+    if spare is not None:
+        spare.close()
+    return Worker(cache_dir, device)
+
+
+def _keep_spare(cache_dir: Path, device: str) -> None:
+    """Start the next worker now, so its torch import is done before it is needed. Called
+    only between candidates: on the CPU an importing process would skew a timing."""
+    key = (str(cache_dir), device)
+    with _SPARES_LOCK:
+        if key in _SPARES:
+            return
+        _SPARES[key] = Worker(cache_dir, device)
+
+
+@atexit.register
+def _close_spares() -> None:
+    with _SPARES_LOCK:
+        spares = list(_SPARES.values())
+        _SPARES.clear()
+    for w in spares:
+        w.close()
+
+
+def _job_env(source: str, options: EvalOptions, cache_dir: Path, parallel: int = 1,
+             ) -> dict[str, str]:
+    """Build variables for a candidate: extensions and Triton caches keyed by its source."""
+    backend = build.detect_backend(source, options.device)
+    ext_dir = build.extensions_dir(cache_dir, source, options.device)
+    env = {"TRITON_CACHE_DIR": str(ext_dir / "triton")}
+    if build.needs_build(backend):
+        env.update(build.build_env(options.device, parallel, ext_dir))
+    return env
 
 
 def _build_one(source: str, options: EvalOptions, cache_dir: Path, parallel: int,
@@ -167,11 +197,11 @@ def _build_one(source: str, options: EvalOptions, cache_dir: Path, parallel: int
     marker = ext_dir / ".built"
     if marker.exists():
         return {"built": True, "cached": True, "compile_s": 0.0}
-    env = build.build_env(options.device, parallel, ext_dir)
+    env = _job_env(source, options, cache_dir, parallel)
     # The build needs no GPU: hide it, so many builds do not each start a CUDA context.
-    with Worker(cache_dir, "cpu", env) as worker:
+    with Worker(cache_dir, "cpu") as worker:
         (worker.workdir / "candidate.py").write_text(source)
-        res = worker.run({"mode": "build", "device": options.device},
+        res = worker.run({"mode": "build", "device": options.device, "env": env},
                          options.compile_timeout_s, options.compile_timeout_s)
     if res.status == "timeout":
         build.clear_stale_locks(ext_dir)
@@ -199,22 +229,10 @@ def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions |
     options = options or EvalOptions()
     t_start = time.monotonic()
     cache_dir = cache.prepare(options.cache_dir)
-    queue = _WorkerQueue(cache_dir, options.device)
     if not candidates:
         return []
-    # The first worker imports torch while the reference is prepared: it runs no candidate
-    # code until the reference worker has finished.
-    prespawn = options.device != "cpu"  # on the CPU a starting process would skew timings
-    pending: Any = queue.spawn(candidates[0]) if prespawn else None
-    try:
-        problem, ref_report = prepare_problem(reference, options)
-    except BaseException:
-        if pending is not None:
-            pending.close()
-        raise
+    problem, ref_report = prepare_problem(reference, options)
     if problem is None:
-        if pending is not None:
-            pending.close()
         reason = f"the reference is invalid: {ref_report.error}"
         return [Verdict(verdict="runtime_error", reason=reason, device=options.device,
                         error=reason) for _ in candidates]
@@ -239,66 +257,30 @@ def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions |
             failure.eval_s = time.monotonic() - t0
             verdicts.append(failure)
             continue
-        worker = pending or queue.spawn(source)
-        pending = None
-        nxt = _next_to_run(candidates, builds, i)
+        worker = _take_worker(cache_dir, options.device)
         try:
-            (worker.workdir / "reference.py").write_text(reference)
-            (worker.workdir / "candidate.py").write_text(source)
-            if worker.uid is not None:
-                for name in ("reference.py", "candidate.py"):
+            if options.device != "cpu":  # the next process starts while this one runs
+                _keep_spare(cache_dir, options.device)
+            for name, text in (("reference.py", reference), ("candidate.py", source)):
+                (worker.workdir / name).write_text(text)
+                if worker.uid is not None:
                     os.chown(worker.workdir / name, worker.uid, worker.uid)
             job = _candidate_job(problem, options)
-            if nxt is not None and prespawn:
-                pending = _spawn_later(queue, candidates[nxt])
+            job["env"] = _job_env(source, options, cache_dir)
             res = worker.run(job, options.compile_timeout_s, options.timeout_s)
             if res.status != "done":
-                ext = build.extensions_dir(cache_dir, source, options.device)
-                build.clear_stale_locks(ext)
+                build.clear_stale_locks(build.extensions_dir(cache_dir, source, options.device))
             verdict = judge_run(res, problem, options, backend)
         finally:
             worker.close()
+        _keep_spare(cache_dir, options.device)
         if b is not None and b.get("compile_s") and not b.get("cached"):
-            verdict.compile_s = float(b["compile_s"])
+            verdict.compile_s = float(b["compile_s"]) + float(verdict.compile_s or 0.0)
         verdict.eval_s = time.monotonic() - t0
         verdicts.append(verdict)
-        if isinstance(pending, _Later):
-            pending = pending.get()
-    if isinstance(pending, _Later):
-        pending = pending.get()
-    if pending is not None:
-        pending.close()
     if len(candidates) == 1 and verdicts:
         verdicts[0].eval_s = time.monotonic() - t_start
     return verdicts
-
-
-class _Later:
-    """A worker spawned on a thread (spawning blocks briefly on the temp directory)."""
-
-    def __init__(self, queue: _WorkerQueue, source: str):
-        self.worker: Worker | None = None
-        self.thread = threading.Thread(target=self._spawn, args=(queue, source), daemon=True)
-        self.thread.start()
-
-    def _spawn(self, queue: _WorkerQueue, source: str) -> None:
-        self.worker = queue.spawn(source)
-
-    def get(self) -> Worker | None:
-        self.thread.join()
-        return self.worker
-
-
-def _spawn_later(queue: _WorkerQueue, source: str) -> Any:
-    return _Later(queue, source)
-
-
-def _next_to_run(candidates: list[str], builds: dict[int, dict[str, Any]], i: int) -> int | None:
-    for j in range(i + 1, len(candidates)):
-        b = builds.get(j)
-        if b is None or b.get("built"):
-            return j
-    return None
 
 
 def _build_failure(b: dict[str, Any], backend: str, options: EvalOptions) -> Verdict:

@@ -77,7 +77,7 @@ def seeds_for(cache_dir: Path, key: str, trials: int) -> tuple[list[int], list[i
 
 def load_reference(cache_dir: Path, key: str) -> dict[str, Any] | None:
     path = cache_dir / "ref" / key / "report.json"
-    if not path.exists() or not (path.parent / "outputs.pt").exists():
+    if not path.exists():
         return None
     try:
         return json.loads(path.read_text())
@@ -85,19 +85,30 @@ def load_reference(cache_dir: Path, key: str) -> dict[str, Any] | None:
         return None
 
 
-def load_outputs(cache_dir: Path, key: str) -> dict[str, list[Any]]:
-    return torch.load(cache_dir / "ref" / key / "outputs.pt", weights_only=True)
+def load_outputs(cache_dir: Path, key: str, seed: int) -> list[Any] | None:
+    """The reference's outputs for one seed (memory-mapped: large outputs load lazily)."""
+    path = cache_dir / "ref" / key / f"ref_out_{seed}.pt"
+    if not path.exists():
+        return None
+    return torch.load(path, weights_only=True, mmap=True)
 
 
 def store_reference(cache_dir: Path, key: str, report: dict[str, Any],
-                    outputs_file: Path | None) -> None:
-    """Write a reference result atomically (concurrent runners may store the same key)."""
+                    outputs_dir: Path | None) -> None:
+    """Write a reference result atomically (concurrent runners may store the same key).
+
+    `outputs_dir` holds the reference worker's ref_out_<seed>.pt files; None keeps the
+    outputs already cached under this key."""
     final = cache_dir / "ref" / key
     tmp = Path(tempfile.mkdtemp(dir=cache_dir / "ref", prefix=".tmp-"))
-    if outputs_file is not None:
-        shutil.copyfile(outputs_file, tmp / "outputs.pt")
-    elif (final / "outputs.pt").exists():
-        shutil.copyfile(final / "outputs.pt", tmp / "outputs.pt")
+    source_dir = outputs_dir if outputs_dir is not None else final
+    for name in report.get("output_files", []):
+        if not (source_dir / name).exists():
+            continue
+        if outputs_dir is not None:
+            shutil.move(str(source_dir / name), tmp / name)
+        else:
+            shutil.copyfile(source_dir / name, tmp / name)
     (tmp / "report.json").write_text(json.dumps(report))
     if final.exists():
         shutil.rmtree(final, ignore_errors=True)

@@ -61,21 +61,24 @@ def _baselines(report: dict[str, Any]) -> dict[str, Any]:
 
 def _judge_outputs(r: dict[str, Any], cand: dict[str, Any], problem: Problem,
                    options: EvalOptions, base: dict[str, Any]) -> Verdict:
-    ref_out = cache.load_outputs(problem.cache_dir, problem.key)
     comparisons = []
     for seed in problem.seeds:
         got = cand["trials"].get(str(seed))
+        ref = cache.load_outputs(problem.cache_dir, problem.key, seed)
+        if ref is None:
+            raise RuntimeError(f"reference outputs for seed {seed} are missing from the cache")
         if got is None:
             comparisons.append(checks.Comparison([Check("output_count", False, "no output")],
                                                  float("inf"), float("inf")))
             continue
-        comparisons.append(checks.compare_outputs(ref_out[str(seed)], got, options.atol,
-                                                  options.rtol))
+        comparisons.append(checks.compare_outputs(ref, got, options.atol, options.rtol))
     merged = checks.merge_trials(comparisons)
     all_checks = list(merged.checks)
     timed = cand.get("timed") or {}
-    timed_cmp = checks.compare_outputs(ref_out[str(timed.get("seed"))], timed.get("outputs", []),
-                                       options.atol, options.rtol) if str(timed.get("seed")) in ref_out else None
+    timed_ref = (cache.load_outputs(problem.cache_dir, problem.key, int(timed["seed"]))
+                 if str(timed.get("seed", "")).isdigit() else None)
+    timed_cmp = (checks.compare_outputs(timed_ref, timed.get("outputs", []), options.atol,
+                                        options.rtol) if timed_ref is not None else None)
     if timed_cmp is None:
         all_checks.append(Check("timed_outputs", False, "no output from the timed loop"))
     else:

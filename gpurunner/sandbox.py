@@ -179,7 +179,7 @@ class Worker:
         if uid is not None:
             os.chown(self.workdir, uid, uid)
         os.chmod(self.workdir, 0o700)
-        env = scrubbed_env(extra_env)
+        env = scrubbed_env()
         env["PYTHONPATH"] = runner_pythonpath()
         env["HOME"] = str(self.workdir)
         env["TMPDIR"] = str(self.workdir)
@@ -187,6 +187,7 @@ class Worker:
         env["TORCHINDUCTOR_CACHE_DIR"] = str(self.workdir / ".inductor")
         if device == "cpu":
             env["CUDA_VISIBLE_DEVICES"] = ""
+        env.update(extra_env or {})
         confine_spec = {"uid": uid, "network": confine, "device": device}
         env["GPURUNNER_CONFINE"] = json.dumps(confine_spec) if confine else "{}"
         read_fd, write_fd = os.pipe()

@@ -153,6 +153,7 @@ def run_build_job(job: dict[str, Any], workdir: Path) -> dict[str, Any]:
     from gpurunner.candidate import patch_cpp_extension
     from gpurunner.load import import_source
 
+    os.environ.update(job.get("env", {}))
     patch_cpp_extension()
     t0 = time.monotonic()
     try:
