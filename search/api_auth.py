@@ -10,6 +10,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from ninja.security import HttpBearer, SessionAuth
 
+from search.access import acting_user
 from search.models import ApiToken
 
 TOKEN_PREFIX = "kw_"
@@ -57,8 +58,6 @@ class SessionOrLocal(SessionAuth):
     """A logged-in session (CSRF-checked), or the local user in single-user mode."""
 
     def authenticate(self, request: HttpRequest, key: str | None) -> Any | None:
-        from search.access import acting_user
-
         return acting_user(request.user)
 
 

@@ -1,6 +1,7 @@
 """The evaluator a search task hands to the engine.
 
-Embedded default: `search.engine.runner_evaluator` (gpurunner's process pool on this machine).
+Embedded default: gpurunner's process pool on this machine (as `search.engine.runner_evaluator`,
+plus the deployment's RUNNER_CACHE_DIR and RUNNER_WORKERS).
 Scale-out (`RUNNER_REMOTE=1`): one job per candidate on the GPU queue, verdicts gathered in
 order; a job that does not answer in time counts as a timeout, never as a hang.
 """
@@ -18,16 +19,12 @@ QUEUE_WAIT_S = 1800.0
 
 
 def eval_options(config: SearchConfig) -> dict[str, Any]:
-    """gpurunner EvalOptions (as a dict) for a search's settings."""
-    return {
-        "device": config.device,
-        "trials": config.trials,
-        "atol": config.tolerance,
-        "rtol": config.tolerance,
-        "timeout_s": config.timeout_s,
-        "policy": config.policy,
-        "compile_baseline": config.compile_baseline,
-    }
+    """gpurunner EvalOptions (as a dict) for a search's settings, with this deployment's cache."""
+    from search.engine.runner_evaluator import eval_options as runner_options
+
+    options = runner_options(config).to_dict()
+    options["cache_dir"] = settings.RUNNER_CACHE_DIR or None
+    return options
 
 
 def timeout_verdict(reason: str, device: str) -> dict[str, Any]:
@@ -59,10 +56,13 @@ def remote_evaluator(reference: str, sources: list[str], config: SearchConfig,
 
 
 def local_evaluator(reference: str, sources: list[str], config: SearchConfig) -> list[dict[str, Any]]:
-    """Evaluate on this machine through gpurunner's process pool (the embedded default)."""
-    from search.engine import runner_evaluator
+    """Evaluate on this machine through gpurunner's process pool (the embedded default), with
+    the deployment's cache directory and worker count."""
+    import gpurunner
 
-    return runner_evaluator(reference, sources, config)
+    options = gpurunner.EvalOptions(**eval_options(config))
+    verdicts = gpurunner.evaluate_batch(reference, list(sources), options, workers=settings.RUNNER_WORKERS)
+    return [v.to_dict() for v in verdicts]
 
 
 def make_evaluator() -> Evaluator:

@@ -123,11 +123,11 @@ def set_status(store: DjangoStore, status: str, reason: str = "") -> bool:
     fields: dict[str, Any] = {"status": status, "status_reason": reason[:2000]}
     if status in ("finished", "failed", "cancelled"):
         fields["finished"] = now
-    if not store._mine().update(**fields):
+    if not store.held_rows().update(**fields):
         store.lost = True
         return False
     round_ = Search.objects.values_list("round", flat=True).get(id=store.search_id)
-    store._emit("search_status", {"status": status, "round": round_, "reason": reason})
+    store.publish("search_status", {"status": status, "round": round_, "reason": reason})
     return True
 
 
@@ -178,7 +178,7 @@ def execute_search(search_id: int, claim: int | None, *, listener: Callable[[Any
         return "lost"
     best = getattr(outcome, "best", outcome)  # a SearchOutcome, or the best node itself
     if best is not None and getattr(best, "id", None):
-        store._mine().update(best_node_id=best.id)
+        store.held_rows().update(best_node_id=best.id)
     cancelled = getattr(outcome, "stop_reason", "") == "cancelled" or Search.objects.filter(
         id=search_id, cancel_requested=True).exists()
     reason = getattr(outcome, "stop_reason", "") or ""

@@ -39,6 +39,8 @@ def evaluate_job(reference: str, source: str, options: dict[str, Any]) -> dict[s
 
     known = EvalOptions.__dataclass_fields__
     opts = EvalOptions(**{k: v for k, v in options.items() if k in known})
+    # The GPU host's own build and reference cache, never a path from the web side.
+    opts.cache_dir = os.environ.get("RUNNER_CACHE_DIR") or None
     return gpurunner.evaluate(reference, source, opts).to_dict()
 
 

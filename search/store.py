@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from search.engine.types import Node as EngineNode
@@ -72,15 +73,16 @@ class DjangoStore:
     def emit(self, kind: str, payload: dict[str, Any]) -> None:
         """Log an event; the summary fields it carries are also kept on the Search row."""
         self._apply_to_search(kind, payload)
-        self._emit(kind, payload)
+        self.publish(kind, payload)
 
-    def _emit(self, kind: str, payload: dict[str, Any]) -> None:
+    def publish(self, kind: str, payload: dict[str, Any]) -> None:
+        """Log an event as is and show it to the listener."""
         event = emit(self.search_id, kind, payload)
         if self.listener is not None:
             self.listener(event)
 
     def _apply_to_search(self, kind: str, payload: dict[str, Any]) -> None:
-        rows = self._mine()
+        rows = self.held_rows()
         if kind == "round_started":
             rows.update(round=int(payload.get("round", 0)))
         elif kind == "best_changed" and payload.get("node_id"):
@@ -106,7 +108,7 @@ class DjangoStore:
             Node.objects.filter(id=row.id).update(key=f"n{row.id}")
             row.key = f"n{row.id}"
         node.id, node.key = row.id, row.key
-        self._emit("node_added", {"node": node_json(row)})
+        self.publish("node_added", {"node": node_json(row)})
         return engine_node(row)
 
     def update_node(self, node: EngineNode) -> None:
@@ -114,20 +116,21 @@ class DjangoStore:
         values = row_values(node)
         Node.objects.filter(id=node.id, search_id=self.search_id).update(**values)
         row = Node.objects.get(id=node.id)
-        self._emit("node_updated", {"node": node_json(row)})
+        self.publish("node_updated", {"node": node_json(row)})
 
     def nodes(self) -> list[EngineNode]:
         """Every stored node of the search, in creation order."""
         return [engine_node(r) for r in Node.objects.filter(search_id=self.search_id).order_by("id")]
 
     # -- crash safety and cancelling ---------------------------------------------------------
-    def _mine(self):
+    def held_rows(self) -> QuerySet[Search]:
+        """The search's row while this worker holds it (empty once another worker re-claimed it)."""
         rows = Search.objects.filter(id=self.search_id)
         return rows if self.claim is None else rows.filter(resumes=self.claim)
 
     def save_checkpoint(self, state: dict[str, Any]) -> None:
         """Keep the engine's resume state (with a heartbeat) while this worker holds the search."""
-        if not self._mine().update(checkpoint=state, heartbeat=timezone.now()):
+        if not self.held_rows().update(checkpoint=state, heartbeat=timezone.now()):
             self.lost = True
 
     def load_checkpoint(self) -> dict[str, Any] | None:
@@ -135,7 +138,7 @@ class DjangoStore:
 
     def heartbeat(self) -> None:
         """Prove this worker is alive; notices when another worker has re-claimed the search."""
-        if not self._mine().filter(status="running").update(heartbeat=timezone.now()):
+        if not self.held_rows().filter(status="running").update(heartbeat=timezone.now()):
             self.lost = True
 
     def cancel_requested(self) -> bool:

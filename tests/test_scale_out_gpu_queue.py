@@ -37,7 +37,7 @@ def test_without_a_gpu_worker_each_candidate_times_out_instead_of_hanging(gpu_qu
 def test_a_worker_process_evaluates_the_jobs_and_verdicts_come_back_in_order(gpu_queue, redis_url, tmp_path):  # noqa: F811
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "DJANGO_SETTINGS_MODULE")}
     env.update({"REDIS_URL": str(redis_url), "HUEY_GPU_NAME": redis_url.prefix, "PYTHONPATH": str(ROOT),
-                "HOME": str(tmp_path)})
+                "RUNNER_CACHE_DIR": str(tmp_path / "runner-cache")})
     consumer = subprocess.Popen([sys.executable, "-m", "huey.bin.huey_consumer", "search.gpu_queue.gpu_huey",
                                  "--workers", "1", "--worker-type", "thread"], cwd=tmp_path, env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -45,7 +45,8 @@ def test_a_search_runs_on_redis_queues_and_postgresql(postgres_url, redis_url, t
     ref.write_text(SOFTMAX_REFERENCE)
     extra = {"REDIS_URL": str(redis_url), "HUEY_NAME": redis_url.prefix, "HUEY_GPU_NAME": f"{redis_url.prefix}-gpu",
              "CHANNELS_PREFIX": redis_url.prefix, "RUNNER_REMOTE": "1", "RUNNER_DEVICE": "cpu",
-             "KERNELWEB_DATA_DIR": str(tmp_path), "HUEY_WORKERS": "1"}
+             "KERNELWEB_DATA_DIR": str(tmp_path), "HUEY_WORKERS": "1",
+             "RUNNER_CACHE_DIR": str(tmp_path / "runner-cache")}
     env = django_env(postgres_url, **extra)
     search_id = int(run_django(postgres_url, CREATE.replace("sys.argv[1]", repr(str(script)))
                                .replace("sys.argv[2]", repr(str(ref))), **extra).strip())
@@ -68,9 +69,11 @@ def test_a_search_runs_on_redis_queues_and_postgresql(postgres_url, redis_url, t
                              "LEFT JOIN search_node n ON n.id = s.best_node_id WHERE s.id = %s", (search_id,)).fetchone()
             kinds = [k for (k,) in db.execute("SELECT kind FROM search_searchevent WHERE search_id = %s ORDER BY id",
                                               (search_id,))]
+            verdicts = db.execute("SELECT key, status, verdict::text FROM search_node WHERE search_id = %s "
+                                  "AND kind = 'kernel'", (search_id,)).fetchall()
     finally:
         for proc in workers:
             stop(proc)
     assert row[0] == "finished", row[1]
-    assert (row[2], row[3], row[4]) == (2, 1, FAST)
+    assert (row[2], row[3], row[4]) == (2, 1, FAST), verdicts
     assert kinds[0] == "search_status" and "node_added" in kinds and kinds[-1] == "search_status"
