@@ -188,7 +188,10 @@ class Worker:
         if device == "cpu":
             env["CUDA_VISIBLE_DEVICES"] = ""
         env.update(extra_env or {})
-        confine_spec = {"uid": uid, "network": confine, "device": device}
+        off = set(os.environ.get("GPURUNNER_CONFINE_OFF", "").split(","))
+        confine_spec = {"uid": None if "uid" in off else uid, "network": "network" not in off,
+                        # CUDA fails to start in a new PID namespace (error 304, seen on H100)
+                        "pid_namespace": "pid" not in off and device == "cpu", "device": device}
         env["GPURUNNER_CONFINE"] = json.dumps(confine_spec) if confine else "{}"
         read_fd, write_fd = os.pipe()
         self._msg_fd = read_fd

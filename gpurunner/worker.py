@@ -58,8 +58,9 @@ def confine() -> dict[str, Any]:
             resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
         except (ValueError, OSError):
             pass
-    if os.geteuid() == 0:
+    if os.geteuid() == 0 and spec.get("network", True):
         applied["no_network"] = libc.unshare(CLONE_NEWNET) == 0
+    if os.geteuid() == 0 and spec.get("pid_namespace", True):
         applied["pid_namespace"] = libc.unshare(CLONE_NEWPID) == 0
     uid = spec.get("uid")
     if uid is not None and os.geteuid() == 0 and _device_usable_by_others(spec.get("device", "")):
