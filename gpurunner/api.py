@@ -232,6 +232,7 @@ def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions |
     if not candidates:
         return []
     problem, ref_report = prepare_problem(reference, options)
+    reference_s = time.monotonic() - t_start
     if problem is None:
         reason = f"the reference is invalid: {ref_report.error}"
         return [Verdict(verdict="runtime_error", reason=reason, device=options.device,
@@ -267,10 +268,18 @@ def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions |
                     os.chown(worker.workdir / name, worker.uid, worker.uid)
             job = _candidate_job(problem, options)
             job["env"] = _job_env(source, options, cache_dir)
+            t_run = time.monotonic()
             res = worker.run(job, options.compile_timeout_s, options.timeout_s)
             if res.status != "done":
                 build.clear_stale_locks(build.extensions_dir(cache_dir, source, options.device))
+            t_judge = time.monotonic()
             verdict = judge_run(res, problem, options, backend)
+            stages = {"start_worker": t_run - t0, "worker": t_judge - t_run,
+                      "judge": time.monotonic() - t_judge}
+            for k in ("import_s", "trials_s", "timing_s"):
+                if isinstance(res.result.get(k), int | float):
+                    stages["worker_" + k[:-2]] = float(res.result[k])
+            verdict.stages_s = stages
         finally:
             worker.close()
         _keep_spare(cache_dir, options.device)
@@ -280,6 +289,7 @@ def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions |
         verdicts.append(verdict)
     if len(candidates) == 1 and verdicts:
         verdicts[0].eval_s = time.monotonic() - t_start
+        verdicts[0].stages_s["reference"] = reference_s
     return verdicts
 
 

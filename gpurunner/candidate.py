@@ -120,7 +120,7 @@ def _run_trials(job: dict[str, Any], module: Any, ref_module: Any, source: str, 
     mutated: list[int] = []
     first_call_s_holder: list[float] = []
     for seed in job["seeds"]:
-        values = inp.to_device(inp.make_inputs(ref_module, seed), device)
+        values = inp.to_device(inp.make_inputs(ref_module, seed, device), device)
         pristine = [v.clone() if isinstance(v, torch.Tensor) else v for v in values]
         integrity.poison_free_memory(out_sizes, device)
         t_call = time.monotonic()
@@ -143,7 +143,8 @@ def _run_trials(job: dict[str, Any], module: Any, ref_module: Any, source: str, 
 
     # Timing: inputs refilled in place from alternating fresh sets before every run, so an
     # output cached on the input's identity is stale; the last call's output is re-checked.
-    timing_sets = [inp.to_device(inp.make_inputs(ref_module, s), device)
+    t_timing = time.monotonic()
+    timing_sets = [inp.to_device(inp.make_inputs(ref_module, s, device), device)
                    for s in job["timing_seeds"]]
     buffers = [v.clone() if isinstance(v, torch.Tensor) else v for v in timing_sets[0]]
     state: dict[str, Any] = {"set": 0, "out": None}
@@ -174,7 +175,8 @@ def _run_trials(job: dict[str, Any], module: Any, ref_module: Any, source: str, 
         "precision_flags": integrity.precision_flags(),
         "precision_flags_before": snapshot.precision,
     }
-    sample = inp.to_device(inp.make_inputs(ref_module, job["timing_seeds"][0]), device)
+    timing_s = time.monotonic() - t_timing
+    sample = timing_sets[0]
 
     def once() -> None:
         with torch.no_grad():
@@ -188,7 +190,7 @@ def _run_trials(job: dict[str, Any], module: Any, ref_module: Any, source: str, 
         facts["profile"] = integrity.profile_ops(once, device)
     torch.save({"trials": trials, "timed": timed}, workdir / "cand_outputs.pt")
     return {"ok": True, "timing": timing.to_dict(), "mutated": sorted(set(mutated)),
-            "first_trials_s": first_s, "first_call_s": first_call_s, "forward_line": method_line(source, "ModelNew", "forward"),
+            "trials_s": first_s, "timing_s": timing_s, "first_call_s": first_call_s, "forward_line": method_line(source, "ModelNew", "forward"),
             **facts}
 
 

@@ -100,6 +100,7 @@ def _judge_outputs(r: dict[str, Any], cand: dict[str, Any], problem: Problem,
                                                problem.report.get("bytes", 0.0), cand_ms))
         all_checks.append(checks.host_cross_check(cand_ms, timing.get("host_median_ms")))
     all_checks.append(_sandbox_check(r.get("sandbox") or {}))
+    all_checks.append(_baseline_check(problem.report, options))
 
     wrong = [c for c in all_checks if not c.passed and c.name in checks.CORRECTNESS_CHECKS]
     broken = [c for c in all_checks if not c.passed and c.name not in checks.CORRECTNESS_CHECKS]
@@ -196,6 +197,19 @@ def _precision_label(r: dict[str, Any], report: dict[str, Any]) -> str | None:
         if low in produced and low not in ref_dtypes:
             labels.append(name)
     return "+".join(labels) or None
+
+
+def _baseline_check(report: dict[str, Any], options: EvalOptions) -> Check:
+    """How the baselines were measured (informational: it never fails a candidate)."""
+    eager = (report.get("eager") or {}).get("median_ms")
+    parts = [f"eager {eager:.4g} ms" if eager else "eager not timed"]
+    if report.get("compiled"):
+        parts.append(f"torch.compile {report['compiled']['median_ms']:.4g} ms")
+    elif report.get("compile_error"):
+        parts.append(f"torch.compile failed: {report['compile_error']}")
+    elif not options.compile_baseline:
+        parts.append("torch.compile baseline skipped")
+    return Check("baselines", True, "; ".join(parts) + " (cached per problem and device)")
 
 
 def _sandbox_check(applied: dict[str, Any]) -> Check:

@@ -136,7 +136,8 @@ def _run(job: dict[str, Any], workdir: Path, send: Any) -> dict[str, Any]:
     report: dict[str, Any] = {"ok": True, **info, "init_inputs": _jsonable(init)}
     first_inputs: list[Any] = []
     for n, seed in enumerate(list(seeds) + list(timing_seeds)):
-        values = _call(source, filename, "get_inputs()", gi_line, inp.make_inputs, module, seed)
+        values = _call(source, filename, "get_inputs()", gi_line, inp.make_inputs, module, seed,
+                       device)
         if not isinstance(values, list) or not values:
             raise SourceError(f"get_inputs() returns a {type(values).__name__}, not a non-empty "
                               "list of tensors", gi_line, "type")
@@ -169,7 +170,8 @@ def _run(job: dict[str, Any], workdir: Path, send: Any) -> dict[str, Any]:
     report["parameters"] = int(sum(p.numel() for p in model.parameters()))
     report["output_files"] = sorted(f"ref_out_{s}.pt" for s in all_outputs)
 
-    timing_inputs = [inp.to_device(inp.make_inputs(module, s), device) for s in timing_seeds]
+    timing_inputs = [inp.to_device(inp.make_inputs(module, s, device), device)
+                     for s in timing_seeds]
     if job.get("time_eager") and timing_inputs:
         report["eager"] = _time_model(model, timing_inputs, device, job).to_dict()
     if job.get("time_compile") and timing_inputs:

@@ -80,6 +80,7 @@ class Verdict:
     compile_log: str = ""
     error: str = ""  # traceback or compiler output for failures
     eval_s: float | None = None
+    stages_s: dict[str, float] = field(default_factory=dict)  # where eval_s went, by stage
 
     @property
     def is_correct(self) -> bool:

@@ -1,11 +1,10 @@
-"""Broken: a kernel writes through a null pointer (CUDA illegal memory access)."""
+"""Broken: a kernel writes far outside its allocation (CUDA illegal memory access)."""
 import torch
 import torch.nn as nn
 
 SOURCE = r"""
 extern "C" __global__ void scribble(float* p) {
-    float* bad = (float*)0;
-    bad[threadIdx.x] = p[threadIdx.x];
+    p[threadIdx.x + (1ll << 38)] = 1.0f;  // a terabyte past the allocation
 }
 """
 

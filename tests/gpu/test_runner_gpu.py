@@ -37,7 +37,9 @@ def verdicts(tmp_path_factory):
     got = evaluate_batch(REFERENCE, [source(n) for n in BATCH], options)
     for name, v in zip(BATCH, got, strict=True):
         print(f"{name}: {v.verdict} {v.reason} cand={v.cand_ms} ref={v.ref_ms} "
-              f"compile={v.compile_ref_ms} compile_s={v.compile_s} eval_s={v.eval_s}")
+              f"compile={v.compile_ref_ms} compile_s={v.compile_s} eval_s={v.eval_s} "
+              f"stages={v.stages_s}")
+        print("  ", [c.detail for c in v.checks if c.name == "baselines"])
     return got
 
 
