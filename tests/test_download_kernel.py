@@ -60,7 +60,7 @@ def test_best_py_is_not_found_before_a_kernel_is_correct(owner_client, owner):
 
 
 def test_any_kernel_node_downloads_even_an_incorrect_one(owner_client, finished_search):
-    wrong = finished_search.nodes.get(key="r1/r0/i0/k1")
+    wrong = finished_search.nodes.get(key="r1/ref/i0/k1")
     response = owner_client.get(f"/searches/{finished_search.id}/nodes/{wrong.id}/kernel.py")
     assert response.status_code == 200
     text = response.content.decode()
@@ -69,7 +69,7 @@ def test_any_kernel_node_downloads_even_an_incorrect_one(owner_client, finished_
 
 
 def test_an_idea_node_has_no_kernel_file(owner_client, finished_search):
-    idea = finished_search.nodes.get(key="r1/r0/i0")
+    idea = finished_search.nodes.get(key="r1/ref/i0")
     assert owner_client.get(f"/searches/{finished_search.id}/nodes/{idea.id}/kernel.py").status_code == 404
 
 
@@ -81,14 +81,14 @@ def test_search_json_holds_every_node_with_source_and_verdict(owner_client, fini
     assert data["id"] == finished_search.id and data["status"] == "finished"
     assert data["best"]["speedup"] == 1.5
     assert len(data["nodes"]) == finished_search.nodes.count()
-    best = next(n for n in data["nodes"] if n["key"] == "r1/r0/i0/k0")
+    best = next(n for n in data["nodes"] if n["key"] == "r1/ref/i0/k0")
     assert "class ModelNew" in best["source"] and best["verdict"]["checks"]
     assert data["reference"] == SOFTMAX_REFERENCE
 
 
 @pytest.mark.parametrize("path", ["best.py", "search.json", "nodes/{node}/kernel.py"])
 def test_a_stranger_downloads_nothing(stranger_client, finished_search, path):
-    node = finished_search.nodes.get(key="r1/r0/i0/k0")
+    node = finished_search.nodes.get(key="r1/ref/i0/k0")
     url = f"/searches/{finished_search.id}/" + path.format(node=node.id)
     assert stranger_client.get(url).status_code == 404
 

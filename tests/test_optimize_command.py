@@ -82,7 +82,7 @@ def test_the_printer_draws_a_bar_only_on_a_terminal():
         def isatty(self):
             return True
 
-    node = {"kind": "kernel", "status": "correct", "speedup": 1.5, "key": "r1/r0/i0/k0", "error": ""}
+    node = {"kind": "kernel", "status": "correct", "speedup": 1.5, "key": "r1/ref/i0/k0", "error": ""}
     for out, has_bar in ((StringIO(), False), (Tty(), True)):
         printer = TreePrinter(out, expected=4)
         printer(SearchEvent(kind="node_updated", payload={"node": node}))

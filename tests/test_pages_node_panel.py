@@ -14,7 +14,7 @@ def node(search, key):
 
 
 def test_a_kernel_panel_shows_idea_code_diff_checks_and_timings(owner_client, finished_search):
-    best = node(finished_search, "r1/r0/i0/k0")
+    best = node(finished_search, "r1/ref/i0/k0")
     response = owner_client.get(f"/searches/{finished_search.id}/nodes/{best.id}/panel")
     assert response.status_code == 200
     html = response.content.decode()
@@ -33,23 +33,23 @@ def test_a_kernel_panel_shows_idea_code_diff_checks_and_timings(owner_client, fi
 
 
 def test_a_failed_kernel_panel_shows_the_failed_check_and_the_error(owner_client, finished_search):
-    wrong = node(finished_search, "r1/r0/i0/k1")
+    wrong = node(finished_search, "r1/ref/i0/k1")
     html = owner_client.get(f"/searches/{finished_search.id}/nodes/{wrong.id}/panel").content.decode()
     assert "✗ fail" in html and "max abs err 0.9" in html
     assert "output mismatch" in html
 
 
 def test_an_idea_panel_lists_its_implementations(owner_client, finished_search):
-    idea = node(finished_search, "r1/r0/i0")
+    idea = node(finished_search, "r1/ref/i0")
     html = owner_client.get(f"/searches/{finished_search.id}/nodes/{idea.id}/panel").content.decode()
     assert "Memory access" in html
-    for key in ("r1/r0/i0/k0", "r1/r0/i0/k1"):
+    for key in ("r1/ref/i0/k0", "r1/ref/i0/k1"):
         assert f'data-open-node="{node(finished_search, key).id}"' in html
 
 
 def test_the_panel_escapes_code(owner_client, owner):
     search = make_finished_search(owner)
-    kernel = node(search, "r1/r0/i0/k0")
+    kernel = node(search, "r1/ref/i0/k0")
     kernel.source = kernel.source + '\n# </script><img src=x onerror=alert(1)>\n'
     kernel.save()
     html = owner_client.get(f"/searches/{search.id}/nodes/{kernel.id}/panel").content.decode()
@@ -57,11 +57,11 @@ def test_the_panel_escapes_code(owner_client, owner):
 
 
 def test_another_users_node_is_not_found(stranger_client, finished_search):
-    best = node(finished_search, "r1/r0/i0/k0")
+    best = node(finished_search, "r1/ref/i0/k0")
     assert stranger_client.get(f"/searches/{finished_search.id}/nodes/{best.id}/panel").status_code == 404
 
 
 def test_a_node_of_another_search_is_not_found_under_this_one(owner_client, owner, finished_search):
     other = make_finished_search(owner)
-    best = node(other, "r1/r0/i0/k0")
+    best = node(other, "r1/ref/i0/k0")
     assert owner_client.get(f"/searches/{finished_search.id}/nodes/{best.id}/panel").status_code == 404

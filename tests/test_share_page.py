@@ -40,7 +40,7 @@ def test_an_unknown_slug_is_not_found(anonymous_client, shared_search):
 
 
 def test_the_shared_panel_opens_without_login_and_offers_no_node_download(anonymous_client, shared_search):
-    best = shared_search.nodes.get(key="r1/r0/i0/k0")
+    best = shared_search.nodes.get(key="r1/ref/i0/k0")
     response = anonymous_client.get(f"/s/{shared_search.share_slug}/nodes/{best.id}/panel")
     assert response.status_code == 200
     html = response.content.decode()
@@ -48,7 +48,7 @@ def test_the_shared_panel_opens_without_login_and_offers_no_node_download(anonym
 
 
 def test_the_shared_panel_refuses_a_node_of_another_search(anonymous_client, shared_search, owner):
-    other = make_finished_search(owner).nodes.get(key="r1/r0/i0/k0")
+    other = make_finished_search(owner).nodes.get(key="r1/ref/i0/k0")
     assert anonymous_client.get(f"/s/{shared_search.share_slug}/nodes/{other.id}/panel").status_code == 404
 
 

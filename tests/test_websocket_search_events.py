@@ -69,7 +69,7 @@ async def test_a_late_viewer_gets_the_whole_tree(owner, search, production, no_l
     assert (await comm.connect())[0]
     events = await receive_all(comm, len(ids))
     added = [e["payload"]["node"]["key"] for e in events if e["kind"] == "node_added"]
-    assert added == ["r0", "r1/r0/i0", "r1/r0/i0/k0", "r1/r0/i0/k1", "r1/r0/i1", "r1/r0/i1/k0"]
+    assert added == ["ref", "r1/ref/i0", "r1/ref/i0/k0", "r1/ref/i0/k1", "r1/ref/i1", "r1/ref/i1/k0"]
     await comm.disconnect()
 
 

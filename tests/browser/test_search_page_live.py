@@ -26,8 +26,8 @@ from search.models import Node, Search
 from search.serialize import node_json
 from tests.fixtures.web import KERNEL_SOURCE, correct_verdict
 s = Search.objects.get(id={search_id})
-idea = s.nodes.get(key="r1/r0/i0")
-node = Node.objects.create(search=s, parent=idea, key="r1/r0/i0/k{n}", kind="kernel", round=1,
+idea = s.nodes.get(key="r1/ref/i0")
+node = Node.objects.create(search=s, parent=idea, key="r1/ref/i0/k{n}", kind="kernel", round=1,
     source=KERNEL_SOURCE, backend="torch", status="correct", verdict=correct_verdict({speedup}),
     speedup={speedup}, speedup_vs_compile=1.1, cand_ms=1.5 / {speedup})
 emit(s.id, "node_added", {{"node": node_json(node)}})
