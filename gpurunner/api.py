@@ -176,7 +176,7 @@ def _close_spares() -> None:
         spares = list(_SPARES.values())
         _SPARES.clear()
     for w in spares:
-        w.close()
+        w.close(wait=True)
 
 
 def _job_env(source: str, options: EvalOptions, cache_dir: Path, parallel: int = 1,
@@ -276,7 +276,7 @@ def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions |
             verdict = judge_run(res, problem, options, backend)
             stages = {"start_worker": t_run - t0, "worker": t_judge - t_run,
                       "judge": time.monotonic() - t_judge}
-            for k in ("import_s", "trials_s", "timing_s"):
+            for k in ("device_init_s", "import_s", "trials_s", "timing_s", "save_s"):
                 if isinstance(res.result.get(k), int | float):
                     stages["worker_" + k[:-2]] = float(res.result[k])
             verdict.stages_s = stages

@@ -89,7 +89,9 @@ def build_env(device: str, parallel_builds: int, ext_dir: Path) -> dict[str, str
     """Variables for a worker that builds or loads a candidate's extensions."""
     env = {"TORCH_EXTENSIONS_DIR": str(ext_dir)}
     cores = os.cpu_count() or 1
-    env["MAX_JOBS"] = str(max(1, cores // max(1, parallel_builds)))
+    # Two compile units per load_inline build (C++ and CUDA): let both run even when every
+    # core already has a build.
+    env["MAX_JOBS"] = str(max(2, cores // max(1, parallel_builds)))
     arch = device_arch(device)
     if arch:
         env["TORCH_CUDA_ARCH_LIST"] = arch

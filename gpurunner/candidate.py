@@ -68,6 +68,7 @@ def _sync(device: str) -> None:
 
 def run_candidate_job(job: dict[str, Any], workdir: Path, send: Any) -> dict[str, Any]:
     """Everything the parent needs to judge the candidate; see module docstring."""
+    t_job = time.monotonic()
     device = job["device"]
     os.environ.update(job.get("env", {}))  # build directory, arch list: read at build time
     ref_module = import_source(workdir / "reference.py", "reference")
@@ -75,6 +76,7 @@ def run_candidate_job(job: dict[str, Any], workdir: Path, send: Any) -> dict[str
         torch.cuda.init()
         torch.empty(1, device=device)
     torch.ones(64, 64) @ torch.ones(64, 64)  # start the CPU thread pool before the snapshot
+    device_init_s = time.monotonic() - t_job
     snapshot = integrity.Snapshot()
     patch_cpp_extension()
     snapshot.functions = integrity._watched()  # the patched load_inline is not watched
@@ -98,7 +100,7 @@ def run_candidate_job(job: dict[str, Any], workdir: Path, send: Any) -> dict[str
         return out
     compile_s = time.monotonic() - t0
     send("built", compile_s=compile_s)
-    result: dict[str, Any] = {"import_s": compile_s}
+    result: dict[str, Any] = {"import_s": compile_s, "device_init_s": device_init_s}
     try:
         result.update(_run_trials(job, module, ref_module, source, filename, snapshot))
     except BaseException as exc:  # noqa: BLE001
@@ -188,7 +190,9 @@ def _run_trials(job: dict[str, Any], module: Any, ref_module: Any, source: str, 
         facts["dtypes_produced"] = []
     if job.get("policy") == "custom-kernels":
         facts["profile"] = integrity.profile_ops(once, device)
+    t_save = time.monotonic()
     torch.save({"trials": trials, "timed": timed}, workdir / "cand_outputs.pt")
+    facts["save_s"] = time.monotonic() - t_save
     return {"ok": True, "timing": timing.to_dict(), "mutated": sorted(set(mutated)),
             "trials_s": first_s, "timing_s": timing_s, "first_call_s": first_call_s, "forward_line": method_line(source, "ModelNew", "forward"),
             **facts}

@@ -11,6 +11,7 @@ Messages from the worker arrive as JSON lines on a private pipe: `ready` (torch 
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import functools
 import json
@@ -22,6 +23,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -148,6 +150,16 @@ def kill_uid(uid: int) -> int:
     return killed
 
 
+_REAPERS: list[threading.Thread] = []
+
+
+@atexit.register
+def _finish_reaping() -> None:
+    """Let background clean-ups finish (temporary directories, user ids) before exit."""
+    for t in list(_REAPERS):
+        t.join(timeout=30)
+
+
 @dataclass
 class WorkerResult:
     """What came back from one worker process."""
@@ -182,6 +194,7 @@ class Worker:
         env = scrubbed_env()
         env["PYTHONPATH"] = runner_pythonpath()
         env["HOME"] = str(self.workdir)
+        env["USER"] = env["LOGNAME"] = "gpurunner"  # sandbox ids have no passwd entry
         env["TMPDIR"] = str(self.workdir)
         env["TRITON_CACHE_DIR"] = str(self.workdir / ".triton")
         env["TORCHINDUCTOR_CACHE_DIR"] = str(self.workdir / ".inductor")
@@ -265,13 +278,15 @@ class Worker:
             if self.phase == "done" or eof:
                 status = "done" if self.phase == "done" else "crashed"
                 break
-        if status != "timeout":
+        if status == "crashed":
             try:  # read how it ended before anything is killed
-                self.proc.wait(timeout=10 if status == "done" else 3)
+                self.proc.wait(timeout=3)
             except subprocess.TimeoutExpired:
                 pass
         returncode = self.proc.poll()
-        self._kill()
+        # A finished worker is killed rather than awaited: tearing down a CUDA context takes
+        # seconds, and reaping happens in the background (see close()).
+        self._signal_all()
         result: dict[str, Any] = {}
         result_path = self.workdir / "result.json"
         if result_path.exists():
@@ -296,22 +311,22 @@ class Worker:
             workdir=self.workdir,
         )
 
-    def _kill(self) -> None:
-        """Kill the worker, its process group and, when confined to a uid, all it spawned."""
+    def _signal_all(self) -> None:
+        """SIGKILL the worker, its process group and, when it has its own uid, all it spawned."""
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except OSError:
             pass
         if self.uid is not None:
             kill_uid(self.uid)
+
+    def _reap(self) -> None:
         try:
-            self.proc.wait(timeout=10)
+            self.proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             pass
-
-    def close(self) -> None:
-        """Kill anything left, remove the temporary directory and free the user id."""
-        self._kill()
+        if self.uid is not None:
+            kill_uid(self.uid)  # anything that slipped out while the worker died
         for f in (self._stdout, self._stderr):
             f.close()
         try:
@@ -321,6 +336,17 @@ class Worker:
         shutil.rmtree(self.workdir, ignore_errors=True)
         if self.slot:
             self.slot.release()
+
+    def close(self, wait: bool = False) -> None:
+        """Kill anything left, then (in the background unless `wait`) reap the processes,
+        remove the temporary directory and free the user id."""
+        self._signal_all()
+        if wait:
+            self._reap()
+        else:
+            t = threading.Thread(target=self._reap, daemon=True)
+            t.start()
+            _REAPERS.append(t)
 
     def __enter__(self) -> Worker:
         return self
