@@ -60,8 +60,12 @@ def device_identity(device: str) -> str:
         return device
 
 
+# Bump when what a cache entry holds changes, so an upgraded runner never reads an old entry.
+CACHE_FORMAT = 3
+
+
 def problem_key(source: str, device: str, trials: int) -> str:
-    blob = json.dumps([source, device_identity(device), torch.__version__, trials])
+    blob = json.dumps([CACHE_FORMAT, source, device_identity(device), torch.__version__, trials])
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
