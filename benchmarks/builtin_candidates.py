@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -25,9 +26,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from search.proposers.builtin import tuning  # noqa: E402
 from search.proposers.builtin.analysis import analyze  # noqa: E402
 from search.proposers.builtin.catalogue import load_catalogue  # noqa: E402
-from search.proposers.builtin.recipe import Recipe, apply_change  # noqa: E402
+from search.proposers.builtin.recipe import Recipe, apply_change, normalized  # noqa: E402
 from search.proposers.builtin.render import render  # noqa: E402
 
 
@@ -62,7 +64,26 @@ def time_ms(fn, inputs, device: str, repeats: int) -> float:
     return statistics.median(times)
 
 
-def candidates(reference: str, device: str, tolerance: float, stacks: list[str]):
+def retune_points(recipe: Recipe, shape) -> list[tuple[str, Recipe]]:
+    """The core's settings one parameter group at a time, the other groups at their defaults
+    (what the search's retune ideas walk through)."""
+    points = tuning.grid_points(recipe.core, shape)
+    if not points or not tuning.tunable(recipe.core, recipe.params, shape):
+        return []
+    base = tuning.settings_of(recipe.core, recipe.params, shape)
+    out, seen = [], set()
+    for group, _ in tuning.GROUPS.get(recipe.core, []):
+        for point in points:
+            if any(point[k] != base[k] for k in point if k not in group):
+                continue
+            candidate = normalized(Recipe(recipe.core, {**recipe.params, **point}, dict(recipe.options)))
+            if candidate.to_json() not in seen:
+                seen.add(candidate.to_json())
+                out.append((tuning.describe(point), candidate))
+    return out
+
+
+def candidates(reference: str, device: str, tolerance: float, stacks: list[str], retune: bool = False):
     shape = analyze(reference)
     specs = {spec.key: spec for spec in load_catalogue()}
     for stack in stacks:
@@ -77,6 +98,9 @@ def candidates(reference: str, device: str, tolerance: float, stacks: list[str])
         except (KeyError, IndexError, ValueError):
             continue
         yield stack, recipe, render(recipe, shape, reference)
+        if retune:
+            for label, tuned in retune_points(recipe, shape):
+                yield f"{stack}{label}", tuned, render(tuned, shape, reference)
     for spec in specs.values():
         if not spec.applies(shape, device, tolerance):
             continue
@@ -95,9 +119,14 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write the rows here")
     parser.add_argument("--stack", action="append", default=[],
                         help="also try these stacked ideas, e.g. channels_last/0+half_tensor_cores/0")
+    parser.add_argument("--retune", action="store_true",
+                        help="also time each stack's core over its tuning grid, one parameter group at a time")
+    parser.add_argument("--no-compile", action="store_true", help="skip the torch.compile baseline")
+    parser.add_argument("--write", type=Path, help="keep the candidate files in this folder")
     args = parser.parse_args()
     rows = []
-    workdir = Path(tempfile.mkdtemp(prefix="builtin_candidates_"))
+    workdir = args.write or Path(tempfile.mkdtemp(prefix="builtin_candidates_"))
+    workdir.mkdir(parents=True, exist_ok=True)
     for problem in args.problems:
         reference = problem.read_text()
         ref_mod = load_module(problem, f"ref_{problem.stem}")
@@ -108,6 +137,8 @@ def main() -> None:
             expected = model(*inputs)
             eager = time_ms(model, inputs, args.device, args.repeats)
             try:
+                if args.no_compile:
+                    raise RuntimeError("not asked for")
                 compiled = torch.compile(model)
                 compiled(*inputs)
                 compiled_ms = time_ms(compiled, inputs, args.device, args.repeats)
@@ -115,10 +146,10 @@ def main() -> None:
                 compiled_ms = float("nan")
         print(f"== {problem}: eager {eager:.4f} ms, torch.compile {compiled_ms:.4f} ms", flush=True)
         only = set(filter(None, args.only.split(",")))
-        for label, recipe, source in candidates(reference, args.device, args.tolerance, args.stack):
+        for label, recipe, source in candidates(reference, args.device, args.tolerance, args.stack, args.retune):
             if only and "+" not in label and label.split("/")[0] not in only:
                 continue
-            path = workdir / f"{problem.stem}_{label.replace('/', '_')}.py"
+            path = workdir / f"{problem.stem}_{re.sub(r'[^A-Za-z0-9_]+', '_', label)}.py"
             path.write_text(source)
             row = {"problem": problem.name, "idea": label, "recipe": recipe.to_json()}
             try:

@@ -31,6 +31,10 @@ class IdeaSpec:
     requires: list[str] = field(default_factory=list)
     min_tolerance: float = 0.0
     precision: str | None = None
+    # Off by default: offered only when a proposer asks for it by key (torch.compile: the runner
+    # refuses candidates that import Dynamo, which replaces torch.manual_seed).
+    default: bool = True
+    why_off: str = ""
 
     def applies(self, shape: ProblemShape, device: str, tolerance: float) -> bool:
         """Whether this idea makes sense for the problem on the device within the tolerance."""
@@ -80,8 +84,9 @@ def facts(shape: ProblemShape, tolerance: float) -> dict[str, Any]:
     }
 
 
-def softmax_row_variants(cols: int) -> list[dict[str, Any]]:
-    """Launch shapes that hold a row of `cols` floats in registers, best guess first.
+def softmax_row_variants(cols: int, limit: int | None = 4) -> list[dict[str, Any]]:
+    """Launch shapes that hold a row of `cols` floats in registers, best guess first (all of
+    them with limit=None).
 
     A row is split over `cluster` blocks of `threads` threads holding `items` float4 each.
     """
@@ -101,7 +106,7 @@ def softmax_row_variants(cols: int) -> list[dict[str, Any]]:
             cost = abs(items * 4 - 32) / 8 + math.log2(cluster) * 0.5 + abs(math.log2(threads / 512)) * 0.5
             found.append((cost, {"cluster": cluster, "threads": threads, "items": items}))
     found.sort(key=lambda pair: pair[0])
-    return [v for _, v in found[:4]]
+    return [v for _, v in found[:limit]]
 
 
 def _few_channels(shape: ProblemShape) -> bool:

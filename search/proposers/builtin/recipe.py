@@ -16,7 +16,7 @@ HEADER = "# kernelweb-recipe: "
 _HEADER_RE = re.compile(r"^# kernelweb-recipe: (\{.*\})$", re.M)
 
 # Keys of a variant that are framework options; every other key is a parameter of the core.
-OPTION_KEYS = ("tf32", "cudnn_benchmark", "channels_last", "dtype", "cuda_graph", "compile")
+OPTION_KEYS = ("tf32", "cudnn_benchmark", "channels_last", "dtype", "cuda_graph", "compile", "blas")
 
 
 @dataclass
@@ -54,11 +54,31 @@ def apply_change(parent: Recipe, change: dict[str, Any], variant: dict[str, Any]
     params = {k: v for k, v in variant.items() if k not in OPTION_KEYS}
     kind = change.get("kind")
     if kind == "options":
-        return Recipe(parent.core, dict(parent.params), {**parent.options, **options})
+        return normalized(Recipe(parent.core, dict(parent.params), {**parent.options, **options}))
     if kind == "conv":
         base = dict(parent.params) if parent.core == "cuda_conv" else {}
         kept = {k: v for k, v in parent.options.items() if k != "compile"}
-        return Recipe("cuda_conv", {**base, **params}, {**kept, **options})
+        return normalized(Recipe("cuda_conv", {**base, **params}, {**kept, **options}))
+    if kind == "params":  # a change to one core's parameters: nothing to do on another core
+        if parent.core != change.get("core"):
+            return parent
+        return normalized(Recipe(parent.core, {**parent.params, **params}, {**parent.options, **options}))
     # A new core replaces the computation; only options that still mean something carry over.
     kept = {k: v for k, v in parent.options.items() if k == "cuda_graph"}
-    return Recipe(str(change.get("core")), params, {**kept, **options})
+    return normalized(Recipe(str(change.get("core")), params, {**kept, **options}))
+
+
+def normalized(recipe: Recipe) -> Recipe:
+    """The recipe without settings its core ignores, so two recipes that build the same kernel
+    compare equal (an idea that would change nothing is then not offered)."""
+    params, options = dict(recipe.params), dict(recipe.options)
+    if recipe.core == "cuda_conv" and params.get("s2d"):
+        # Space-to-depth lays out and converts the input itself; padding and im2col do not apply.
+        params.pop("im2col", None)
+        params.pop("pad_to", None)
+        options.pop("channels_last", None)
+    if recipe.core == "cuda_conv" and not params.get("fused_pool"):
+        params.pop("vec", None)
+    for key in [k for k, v in params.items() if v is False or v == 0 and k in ("pad_to",)]:
+        params.pop(key)
+    return Recipe(recipe.core, params, options)

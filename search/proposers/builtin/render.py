@@ -19,12 +19,13 @@ _TITLES = {
     "reference": "The reference computation under framework-level settings",
     "library_softmax": "Softmax through the library's fused kernel",
     "library_rms_norm": "RMSNorm through the library's fused kernel",
+    "inplace_softmax": "Manual softmax in place, one temporary",
     "cpu_softmax": "Fused row softmax in C++ (one visit per row, rows across cores)",
     "cpu_rownorm": "Fused row normalization in C++ (one visit per row, rows across cores)",
     "cuda_softmax_rows": "Row softmax held on chip: one read, one write (NVRTC)",
     "cuda_softmax_online": "Online row softmax, one block per row (NVRTC)",
     "cuda_rownorm_split": "Normalization with rows split across blocks, three passes (NVRTC)",
-    "cuda_conv": "Convolution (cuDNN or an im2col tensor-core GEMM) with a fused NVRTC epilogue",
+    "cuda_conv": "Convolution (cuDNN, space-to-depth or an im2col tensor-core GEMM) with a fused NVRTC epilogue",
 }
 
 
@@ -58,6 +59,7 @@ def render(recipe: Recipe, shape: ProblemShape, reference: str) -> str:
         dtype=f"torch.{dtype}" if dtype else "None",
         tf32=bool(options.get("tf32")),
         cudnn_benchmark=bool(options.get("cudnn_benchmark")),
+        blas=repr(options.get("blas")),
     )
 
 
@@ -84,16 +86,22 @@ def _params_suffix(recipe: Recipe) -> str:
     return " [" + ", ".join(f"{k}={v}" for k, v in sorted(recipe.params.items())) + "]"
 
 
-def _options_suffix(recipe: Recipe) -> str:
+def option_labels(recipe: Recipe) -> list[tuple[str, str]]:
+    """(option key, label) for each framework option the recipe turns on, e.g. ("tf32", "TF32")."""
     names = {
         "tf32": "TF32", "cudnn_benchmark": "cuDNN autotuning", "channels_last": "channels-last",
-        "cuda_graph": "CUDA graph",
+        "cuda_graph": "CUDA graph", "blas": "cuBLASLt",
     }
-    parts = [label for key, label in names.items() if recipe.options.get(key)]
+    labels = [(key, label) for key, label in names.items() if recipe.options.get(key)]
     if recipe.options.get("dtype"):
-        parts.append(recipe.precision())
+        labels.append(("dtype", recipe.precision()))
     if recipe.options.get("compile"):
-        parts.append(f"torch.compile {recipe.options['compile']}")
+        labels.append(("compile", f"torch.compile {recipe.options['compile']}"))
+    return labels
+
+
+def _options_suffix(recipe: Recipe) -> str:
+    parts = [label for _, label in option_labels(recipe)]
     return f" ({', '.join(parts)})" if parts else ""
 
 
@@ -116,16 +124,22 @@ def _render_core(recipe: Recipe, shape: ProblemShape) -> str:
     if core == "library_softmax":
         _need(shape.dim is not None, "the softmax dimension is not a constant")
         return tmpl.substitute(fn=fn, dim=shape.dim)
+    if core == "inplace_softmax":
+        _need(shape.dim is not None, "the softmax dimension is not a constant")
+        return tmpl.substitute(dim=shape.dim)
     if core == "library_rms_norm":
         return tmpl.substitute(weight=_weight_expr(shape), eps=_eps_expr(shape))
     if core == "cpu_softmax":
         cpp = template_text("cpu_softmax.cpp")
         return tmpl.substitute(cpp=cpp, digest=_digest(cpp, str(CPU_CFLAGS)), cflags=repr(CPU_CFLAGS),
-                               fn=fn, grain=int(p.get("grain", 16)), log=shape.pattern == "log_softmax")
+                               fn=fn, grain=int(p.get("grain", 16)), log=shape.pattern == "log_softmax",
+                               threads=int(p.get("threads", 0)), lanes=int(p.get("lanes", 16)),
+                               online=bool(p.get("online", False)))
     if core == "cpu_rownorm":
         cpp = template_text("cpu_rownorm.cpp")
         return tmpl.substitute(cpp=cpp, digest=_digest(cpp, str(CPU_CFLAGS)), cflags=repr(CPU_CFLAGS),
-                               grain=int(p.get("grain", 8)), **_norm_exprs(shape))
+                               grain=int(p.get("grain", 8)), threads=int(p.get("threads", 0)),
+                               **_norm_exprs(shape))
     if core == "cuda_softmax_rows":
         cols = shape.row_length or 0
         cluster, threads, items = int(p["cluster"]), int(p["threads"]), int(p["items"])
@@ -139,15 +153,19 @@ def _render_core(recipe: Recipe, shape: ProblemShape) -> str:
     if core == "cuda_rownorm_split":
         exprs = _norm_exprs(shape)
         return tmpl.substitute(threads=int(p.get("threads", 256)), items=int(p.get("items", 8)),
+                               reverse=int(bool(p.get("reverse"))),
                                rms=int(exprs.pop("rms") == "True"), cuda=template_text("cuda_rownorm_split.cu"),
                                **exprs)
     if core == "cuda_conv":
         conv = shape.attrs.get("conv")
         _need(bool(conv), "no convolution submodule found")
+        dtype = recipe.options.get("dtype")
         return tmpl.substitute(conv=conv, pool=shape.attrs.get("pool", ""), has_pool="pool" in shape.attrs,
                                pad_to=int(p.get("pad_to", 0)), fused_pool=bool(p.get("fused_pool")),
-                               im2col=bool(p.get("im2col")),
-                               vec=int(p.get("vec", 1)), cuda=template_text("cuda_relu_maxpool.cu"))
+                               im2col=bool(p.get("im2col")), s2d=bool(p.get("s2d")),
+                               s2d_dtype=f"torch.{dtype}" if dtype else "torch.float32",
+                               vec=int(p.get("vec", 1)), cuda=template_text("cuda_relu_maxpool.cu"),
+                               s2d_cuda=template_text("cuda_space_to_depth.cu"))
     raise ValueError(f"unknown core {core!r}")
 
 

@@ -1,6 +1,11 @@
-// Row-wise softmax / log-softmax over the last dimension, one fused pass per row.
-// Rows are split across threads with at::parallel_for; the exponential is a polynomial the
-// compiler vectorizes (std::exp would be one scalar call per element).
+// Row-wise softmax / log-softmax over the last dimension, fused per row.
+// Rows are split across threads with at::parallel_for (grain = rows per task, so the grain also
+// caps how many threads work); the exponential is a polynomial the compiler vectorizes
+// (std::exp would be one scalar call per element). Reductions keep LANES partial results, the
+// vector width the loops are written for. Two schedules, chosen per call:
+//   three-pass: max; exponentials stored and summed; scale in place (one exp per element),
+//   online:     running max and rescaled sum in one pass; then exp and scale while writing
+//               (two exps per element, one pass less over the row).
 #include <torch/extension.h>
 #include <ATen/Parallel.h>
 #include <cmath>
@@ -26,28 +31,68 @@ static inline float fast_exp(float x) {
     return p * scale;
 }
 
-// One row; compiled for several instruction sets, the best one is picked when the library loads.
-__attribute__((target_clones("avx512f", "avx2", "default")))
-static void softmax_row(const float* in, float* o, int64_t cols, bool log_softmax) {
-    float m = -INFINITY;
-    for (int64_t c = 0; c < cols; ++c) m = in[c] > m ? in[c] : m;
-    float s = 0.0f;
-    if (log_softmax) {
-        for (int64_t c = 0; c < cols; ++c) s += fast_exp(in[c] - m);
-        const float shift = m + std::log(s);
-        for (int64_t c = 0; c < cols; ++c) o[c] = in[c] - shift;
-    } else {
-        for (int64_t c = 0; c < cols; ++c) {
-            const float e = fast_exp(in[c] - m);
-            o[c] = e;
-            s += e;
-        }
-        const float inv = 1.0f / s;
-        for (int64_t c = 0; c < cols; ++c) o[c] *= inv;
-    }
+// One row at LANES-wide vectors; compiled for several instruction sets, the best one is picked
+// when the library loads. A macro, not a template: target_clones does not apply to templates.
+#define DEFINE_SOFTMAX_ROW(LANES)                                                                  \
+__attribute__((target_clones("avx512f", "avx2", "default")))                                     \
+static void softmax_row_##LANES(const float* in, float* o, int64_t cols, bool log_softmax,       \
+                                bool online) {                                                   \
+    const int64_t body = cols / LANES * LANES;                                                   \
+    float mx[LANES], sm[LANES];                                                                  \
+    for (int l = 0; l < LANES; ++l) { mx[l] = -INFINITY; sm[l] = 0.0f; }                          \
+    if (online) {                                                                                \
+        for (int64_t c = 0; c < body; c += LANES)                                                \
+            for (int l = 0; l < LANES; ++l) {                                                    \
+                const float v = in[c + l], m = mx[l] > v ? mx[l] : v;                            \
+                sm[l] = sm[l] * fast_exp(mx[l] - m) + fast_exp(v - m);                           \
+                mx[l] = m;                                                                       \
+            }                                                                                    \
+    } else {                                                                                     \
+        for (int64_t c = 0; c < body; c += LANES)                                                \
+            for (int l = 0; l < LANES; ++l) mx[l] = in[c + l] > mx[l] ? in[c + l] : mx[l];       \
+    }                                                                                            \
+    float m = -INFINITY;                                                                         \
+    for (int l = 0; l < LANES; ++l) m = mx[l] > m ? mx[l] : m;                                   \
+    for (int64_t c = body; c < cols; ++c) m = in[c] > m ? in[c] : m;                             \
+    float s = 0.0f;                                                                              \
+    if (online) {                                                                                \
+        for (int l = 0; l < LANES; ++l) s += mx[l] == -INFINITY ? 0.0f : sm[l] * fast_exp(mx[l] - m); \
+        for (int64_t c = body; c < cols; ++c) s += fast_exp(in[c] - m);                          \
+    } else if (log_softmax) {                                                                    \
+        for (int64_t c = 0; c < body; c += LANES)                                                \
+            for (int l = 0; l < LANES; ++l) sm[l] += fast_exp(in[c + l] - m);                    \
+        for (int l = 0; l < LANES; ++l) s += sm[l];                                              \
+        for (int64_t c = body; c < cols; ++c) s += fast_exp(in[c] - m);                          \
+    }                                                                                            \
+    if (log_softmax) {                                                                           \
+        const float shift = m + std::log(s);                                                     \
+        for (int64_t c = 0; c < cols; ++c) o[c] = in[c] - shift;                                 \
+    } else if (online) {                                                                         \
+        const float inv = 1.0f / s;                                                              \
+        for (int64_t c = 0; c < cols; ++c) o[c] = fast_exp(in[c] - m) * inv;                     \
+    } else {                                                                                     \
+        for (int64_t c = 0; c < body; c += LANES)                                                \
+            for (int l = 0; l < LANES; ++l) {                                                    \
+                const float e = fast_exp(in[c + l] - m);                                         \
+                o[c + l] = e;                                                                    \
+                sm[l] += e;                                                                      \
+            }                                                                                    \
+        for (int l = 0; l < LANES; ++l) s += sm[l];                                              \
+        for (int64_t c = body; c < cols; ++c) {                                                  \
+            const float e = fast_exp(in[c] - m);                                                 \
+            o[c] = e;                                                                            \
+            s += e;                                                                              \
+        }                                                                                        \
+        const float inv = 1.0f / s;                                                              \
+        for (int64_t c = 0; c < cols; ++c) o[c] *= inv;                                          \
+    }                                                                                            \
 }
 
-torch::Tensor softmax_rows(torch::Tensor x, int64_t grain, bool log_softmax) {
+DEFINE_SOFTMAX_ROW(8)
+DEFINE_SOFTMAX_ROW(16)
+DEFINE_SOFTMAX_ROW(32)
+
+torch::Tensor softmax_rows(torch::Tensor x, int64_t grain, bool log_softmax, int64_t lanes, bool online) {
     TORCH_CHECK(x.scalar_type() == torch::kFloat32, "softmax_rows expects float32");
     auto xc = x.contiguous();
     auto out = torch::empty_like(xc);
@@ -55,8 +100,9 @@ torch::Tensor softmax_rows(torch::Tensor x, int64_t grain, bool log_softmax) {
     const int64_t rows = cols == 0 ? 0 : xc.numel() / cols;
     const float* src = xc.data_ptr<float>();
     float* dst = out.data_ptr<float>();
+    auto row = lanes >= 32 ? softmax_row_32 : (lanes >= 16 ? softmax_row_16 : softmax_row_8);
     at::parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
-        for (int64_t r = begin; r < end; ++r) softmax_row(src + r * cols, dst + r * cols, cols, log_softmax);
+        for (int64_t r = begin; r < end; ++r) row(src + r * cols, dst + r * cols, cols, log_softmax, online);
     });
     return out;
 }

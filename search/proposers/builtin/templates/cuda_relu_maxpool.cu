@@ -1,6 +1,8 @@
 // ReLU fused into max pooling (ReLU commutes with max): one read of the convolution output, one
 // write of the pooled result in fp32. Input in channels-last (NHWC) order, element type ELEM
-// (0 fp32, 1 fp16, 2 bf16); VEC channels per thread. Compile-time constants: K, S, ELEM, VEC.
+// (0 fp32, 1 fp16, 2 bf16); VEC channels per thread. With HAS_BIAS the convolution's bias is
+// added here instead (max commutes with adding a per-channel constant, so it is added once per
+// output, after the max). Compile-time constants: K, S, ELEM, VEC, HAS_BIAS.
 __device__ __forceinline__ float load_elem(const void* p, size_t i) {
 #if ELEM == 0
     return reinterpret_cast<const float*>(p)[i];
@@ -15,8 +17,8 @@ __device__ __forceinline__ float load_elem(const void* p, size_t i) {
 #endif
 }
 
-extern "C" __global__ void relu_maxpool_nhwc(const void* __restrict__ x, float* __restrict__ y,
-                                             int n, int c, int h, int w, int oh, int ow) {
+extern "C" __global__ void relu_maxpool_nhwc(const void* __restrict__ x, const float* __restrict__ bias,
+                                             float* __restrict__ y, int n, int c, int h, int w, int oh, int ow) {
     const size_t groups = static_cast<size_t>(n) * oh * ow * (c / VEC);
     for (size_t g = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; g < groups;
          g += static_cast<size_t>(gridDim.x) * blockDim.x) {
@@ -27,7 +29,7 @@ extern "C" __global__ void relu_maxpool_nhwc(const void* __restrict__ x, float* 
         const int b = static_cast<int>(rest / oh);
         float best[VEC];
 #pragma unroll
-        for (int v = 0; v < VEC; ++v) best[v] = 0.0f;  // the ReLU: max with zero
+        for (int v = 0; v < VEC; ++v) best[v] = HAS_BIAS ? -3.0e38f : 0.0f;  // no bias: the ReLU is a max with zero
 #pragma unroll
         for (int ky = 0; ky < K; ++ky) {
 #pragma unroll
@@ -39,6 +41,7 @@ extern "C" __global__ void relu_maxpool_nhwc(const void* __restrict__ x, float* 
         }
         const size_t out = ((static_cast<size_t>(b) * oh + oy) * ow + ox) * c + cg * VEC;
 #pragma unroll
-        for (int v = 0; v < VEC; ++v) y[out + v] = best[v];
+        for (int v = 0; v < VEC; ++v)
+            y[out + v] = HAS_BIAS ? fmaxf(best[v] + bias[cg * VEC + v], 0.0f) : best[v];
     }
 }

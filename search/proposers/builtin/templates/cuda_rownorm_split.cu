@@ -2,7 +2,8 @@
 // fill the GPU. Pass 1: per-chunk count, mean and M2 from registers (exact two-pass inside the
 // chunk). Pass 2: one block per row combines the chunks (Chan's formula, in double). Pass 3:
 // normalize with weight and bias. Compile-time constants: THREADS, ITEMS (float4 per thread),
-// RMS, HAS_W, HAS_B. CHUNK = THREADS * ITEMS * 4 elements; cols must be a multiple of 4.
+// RMS, HAS_W, HAS_B, REVERSE (pass 3 walks the blocks backwards, starting on the chunks pass 1
+// read last, which are still in L2). CHUNK = THREADS * ITEMS * 4 elements; cols must be a multiple of 4.
 #define CHUNK (THREADS * ITEMS * 4)
 
 __device__ __forceinline__ float warp_sum(float v) {
@@ -98,7 +99,11 @@ rownorm_combine(const float* __restrict__ stats, float* __restrict__ mean_rstd, 
 extern "C" __global__ void __launch_bounds__(THREADS)
 rownorm_apply(const float* __restrict__ x, const float* __restrict__ w, const float* __restrict__ b,
               const float* __restrict__ mean_rstd, float* __restrict__ y, int cols) {
+#if REVERSE
+    const int row = gridDim.x - 1 - blockIdx.x, chunk = gridDim.y - 1 - blockIdx.y;
+#else
     const int row = blockIdx.x, chunk = blockIdx.y;
+#endif
     const int start = chunk * CHUNK;
     const int n = min(CHUNK, cols - start);
     const size_t base = static_cast<size_t>(row) * cols + start;
