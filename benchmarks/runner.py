@@ -86,7 +86,11 @@ def batch(kind: str, n: int) -> dict:
         wall = time.monotonic() - t0
     correct = sum(v.verdict == "correct" for v in verdicts)
     row = {"kind": kind, "n": n, "wall_s": wall, "per_minute": 60 * n / wall, "correct": correct,
-           "verdicts": sorted({v.verdict for v in verdicts})}
+           "verdicts": sorted({v.verdict for v in verdicts}),
+           "reasons": sorted({v.reason[:120] for v in verdicts if v.verdict != "correct"}),
+           "eval_s_median": statistics.median(v.eval_s or 0 for v in verdicts),
+           "compile_s_median": statistics.median(v.compile_s or 0 for v in verdicts),
+           "stages_last": verdicts[-1].stages_s}
     print(row, flush=True)
     return row
 
@@ -126,6 +130,7 @@ def nvrtc_end_to_end(reps: int = 10) -> dict:
             time.sleep(3.0)  # a search's proposer takes longer than this between batches
     med = statistics.median(cand)
     row = {"reps": reps, "median_s": statistics.median(walls), "max_s": max(walls),
+           "walls": walls, "verdict": v.verdict, "stages_last": v.stages_s,
            "cand_ms_median": med, "cand_ms_spread_pct": 100 * (max(cand) - min(cand)) / med}
     print(row, flush=True)
     return row
@@ -169,20 +174,18 @@ def main() -> None:
 
     results["device"] = torch.cuda.get_device_name(0)
     results["cores"] = os.cpu_count()
-    if "noise" in only:
-        results["noise"] = noise()
-    if "compile" in only:
-        results["compile"] = compile_times()
-    if "e2e" in only:
-        results["nvrtc_end_to_end"] = nvrtc_end_to_end()
-    if "nvrtc" in only:
-        results["batch_nvrtc"] = batch("nvrtc", args.batch)
-    if "load_inline" in only:
-        results["batch_load_inline"] = batch("load_inline", args.batch)
-    if "plain" in only:
-        results["plain_load_inline"] = plain_load_inline(args.plain)
-    Path(args.out).mkdir(parents=True, exist_ok=True)
-    (Path(args.out) / "runner_bench.json").write_text(json.dumps(results, indent=2))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    sections = [("noise", "noise", noise), ("compile", "compile", compile_times),
+                ("e2e", "nvrtc_end_to_end", nvrtc_end_to_end),
+                ("nvrtc", "batch_nvrtc", lambda: batch("nvrtc", args.batch)),
+                ("load_inline", "batch_load_inline", lambda: batch("load_inline", args.batch)),
+                ("plain", "plain_load_inline", lambda: plain_load_inline(args.plain))]
+    for flag, key, fn in sections:
+        if flag in only:
+            results[key] = fn()
+            # Written after every section: a run cut short keeps what it measured.
+            (out / "runner_bench.json").write_text(json.dumps(results, indent=2))
     print(json.dumps(results, indent=2))
 
 

@@ -279,6 +279,8 @@ def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions |
             for k in ("device_init_s", "import_s", "trials_s", "timing_s", "save_s"):
                 if isinstance(res.result.get(k), int | float):
                     stages["worker_" + k[:-2]] = float(res.result[k])
+            for k, val in (res.result.get("parent_marks") or {}).items():
+                stages["mark_" + k] = float(val)
             verdict.stages_s = stages
         finally:
             worker.close()

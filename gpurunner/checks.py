@@ -146,11 +146,12 @@ def inputs_unchanged(mutated: list[int]) -> Check:
 def host_cross_check(event_ms: float, host_ms: float | None) -> Check:
     """Events on the current stream against the host clock around call + device-wide sync.
 
-    Work launched on another stream finishes after the end event: the host time then exceeds
-    the event time by far more than launch and sync overhead (~0.05 ms)."""
+    Both are taken around the same calls started on an idle device, so they differ by the
+    sync overhead only; work launched on another stream finishes after the end event and the
+    host time then exceeds the event time by more than 30% + 0.03 ms."""
     if host_ms is None:
         return Check("side_stream_work", True, "not applicable on the CPU")
-    ok = host_ms <= 1.5 * event_ms + 0.05
+    ok = host_ms <= 1.3 * event_ms + 0.03
     detail = (f"host {host_ms:.4f} ms vs events {event_ms:.4f} ms")
     if not ok:
         detail += ": work ran outside the timed stream"

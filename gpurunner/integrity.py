@@ -189,3 +189,12 @@ def dtypes_produced(call: Any) -> list[str]:
     with Watch():
         call()
     return sorted(seen)
+
+
+def warm_up() -> None:
+    """Pay once, before a job arrives, the first-use cost (about a second of imports) of the
+    dispatch-mode scan and of the C++ extension loader."""
+    import torch.utils.cpp_extension  # noqa: F401
+
+    x = torch.ones(4)
+    dtypes_produced(lambda: x + x)

@@ -98,7 +98,8 @@ def _judge_outputs(r: dict[str, Any], cand: dict[str, Any], problem: Problem,
         c = roofline.ceilings_for(base.get("device_name", ""))
         all_checks.append(roofline.floor_check(c, problem.report.get("flops", 0.0),
                                                problem.report.get("bytes", 0.0), cand_ms))
-        all_checks.append(checks.host_cross_check(cand_ms, timing.get("host_median_ms")))
+        all_checks.append(checks.host_cross_check(timing.get("event_check_ms") or cand_ms,
+                                                  timing.get("host_median_ms")))
     all_checks.append(_sandbox_check(r.get("sandbox") or {}))
     all_checks.append(_baseline_check(problem.report, options))
 

@@ -93,6 +93,38 @@ def can_drop_user() -> bool:
     return all(_readable_by_others(p) for p in paths)
 
 
+# Modules every worker imports; compiled once by a trusted process (see bytecode_dir).
+WORKER_IMPORTS = ("torch, torch.utils.cpp_extension, torch.profiler, torch.utils.flop_counter, "
+                  "torch.utils._python_dispatch, gpurunner.worker, gpurunner.candidate, "
+                  "gpurunner.reference")
+_PREWARMED: set[str] = set()
+
+
+def bytecode_dir() -> str | None:
+    """A bytecode cache that sandboxes may read but not write, filled by the runner itself.
+
+    Sandboxes under their own user id cannot write __pycache__ next to the sources, so where
+    the installation has none (packages installed with --no-compile) every worker would
+    recompile torch's Python files on import, several seconds each time. The runner (root)
+    fills this directory once, importing what workers import; a directory not owned by us is
+    never used (a sandbox could have planted it)."""
+    if not can_drop_user():
+        return None
+    path = Path(tempfile.gettempdir()) / f"gpurunner-pycache-{os.geteuid()}"
+    path.mkdir(mode=0o755, exist_ok=True)
+    st = os.lstat(path)
+    if st.st_uid != os.geteuid() or st.st_mode & 0o022 or not path.is_dir():
+        return None
+    key = str(path)
+    if key not in _PREWARMED:
+        code = f"import {WORKER_IMPORTS}\ntry:\n    import triton, triton.language\nexcept ImportError:\n    pass\n"
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(PYTHONPYCACHEPREFIX=key, PYTHONPATH=runner_pythonpath())
+        subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=600)
+        _PREWARMED.add(key)
+    return key
+
+
 class UidSlot:
     """An unprivileged user id reserved for one sandbox (only when the runner is root).
 
@@ -193,6 +225,9 @@ class Worker:
         os.chmod(self.workdir, 0o700)
         env = scrubbed_env()
         env["PYTHONPATH"] = runner_pythonpath()
+        pycache = bytecode_dir() if confine else None
+        if pycache:
+            env["PYTHONPYCACHEPREFIX"] = pycache
         env["HOME"] = str(self.workdir)
         env["USER"] = env["LOGNAME"] = "gpurunner"  # sandbox ids have no passwd entry
         env["TMPDIR"] = str(self.workdir)
@@ -220,6 +255,11 @@ class Worker:
         self._buffer = b""
         self.phase = "starting"
         self.uid = uid
+        self._ready_at: float | None = None
+
+    def ready_at(self) -> float | None:
+        """When the worker reported torch imported (seconds after start), if it has."""
+        return self._ready_at
 
     def _read_messages(self, deadline: float) -> list[dict[str, Any]]:
         """Messages that arrive before `deadline` (returns early on the first batch)."""
@@ -256,6 +296,7 @@ class Worker:
         deadline = t0 + compile_timeout_s + 30.0  # torch import counts with the build
         built_at: float | None = None
         status = "crashed"
+        result_extra: dict[str, float] = {}
         while True:
             now = time.monotonic()
             if now >= deadline:
@@ -267,12 +308,16 @@ class Worker:
                 event = msg.get("event")
                 if event == "ready":
                     self.phase = "ready"
+                    self._ready_at = time.monotonic() - self.started
+                    result_extra["ready_wait_s"] = time.monotonic() - t0
                 elif event == "built":
                     self.phase = "built"
                     built_at = time.monotonic()
+                    result_extra["built_after_s"] = built_at - t0
                     deadline = built_at + run_timeout_s
                 elif event == "done":
                     self.phase = "done"
+                    result_extra["done_after_s"] = time.monotonic() - t0
                 elif event == "eof":
                     eof = True
             if self.phase == "done" or eof:
@@ -296,6 +341,7 @@ class Worker:
                 result = {}
         if status == "done" and not result:
             status = "crashed"
+        result.setdefault("parent_marks", result_extra)
         stderr_tail = ""
         try:
             self._stderr.flush()

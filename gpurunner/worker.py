@@ -117,7 +117,9 @@ def main() -> None:
     import torch  # noqa: F401 - imported before the job arrives (warm worker)
 
     from gpurunner import timing  # noqa: F401 - binds the clocks before any untrusted code
+    from gpurunner.integrity import warm_up
 
+    warm_up()
     send("ready", import_s=time.monotonic() - t0)
     job_path = sys.stdin.readline().strip()
     if not job_path:
