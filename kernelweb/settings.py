@@ -189,4 +189,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # The huey consumer installs its own handler; propagating would print every line twice.
+    "loggers": {"huey": {"propagate": False}},
 }
