@@ -69,35 +69,45 @@ def compare_outputs(ref: list[torch.Tensor], out: list[torch.Tensor], atol: floa
                              f"{tuple(r.shape)} {r.dtype}")
             continue
         rd, od = _as_float(r.detach().cpu()), _as_float(o.detach().cpu())
-        ref_finite = torch.isfinite(rd)
-        bad = ~torch.isfinite(od) & ref_finite
-        if bool(bad.any()):
+        ref_all_finite = bool(torch.isfinite(rd).all())
+        if ref_all_finite and not bool(torch.isfinite(od).all()):
             finite_ok = False
-            finite_msg.append(f"output {i} has {int(bad.sum())} NaN/Inf values where the "
-                              "reference is finite")
+            n_bad = int((~torch.isfinite(od)).sum())
+            finite_msg.append(f"output {i} has {n_bad} NaN/Inf values where the reference is finite")
             max_abs, worst_rel = float("inf"), float("inf")
             continue
-        # Compare only where the reference is finite; non-finite reference values must match.
-        if bool(ref_finite.all()):
+        if ref_all_finite:  # the common case, in few passes over large outputs
             same_nonfinite, rf, of = True, rd.reshape(-1), od.reshape(-1)
         else:
+            ref_finite = torch.isfinite(rd)
+            bad = ~torch.isfinite(od) & ref_finite
+            if bool(bad.any()):
+                finite_ok = False
+                finite_msg.append(f"output {i} has {int(bad.sum())} NaN/Inf values where the "
+                                  "reference is finite")
+                max_abs, worst_rel = float("inf"), float("inf")
+                continue
+            # Non-finite reference values must be matched exactly (NaN by NaN, Inf by Inf).
             same_nonfinite = bool(torch.equal(rd[~ref_finite].nan_to_num(),
                                               od[~ref_finite].nan_to_num()))
             rf, of = rd[ref_finite], od[ref_finite]
         if rf.numel() == 0:
             continue
-        diff = (of - rf).abs()
+        diff = (of - rf).abs_()
         err = float(diff.max())
-        scale = float(rf.abs().max())
+        ref_abs = rf.abs()
+        scale = float(ref_abs.max())
         eff_atol = min(atol, rtol * scale) if scale > 0 else atol
-        ok = bool(torch.all(diff <= eff_atol + rtol * rf.abs())) and same_nonfinite
-        ref_norm = float(torch.linalg.vector_norm(rf, dtype=torch.float64))
-        rel = float(torch.linalg.vector_norm(of - rf, dtype=torch.float64)) / ref_norm if ref_norm > 0 else (
+        tol = ref_abs.mul_(rtol).add_(eff_atol)
+        over = diff > tol
+        ok = not bool(over.any()) and same_nonfinite
+        ref_norm = float(torch.linalg.vector_norm(rf))
+        rel = float(torch.linalg.vector_norm(diff)) / ref_norm if ref_norm > 0 else (
             0.0 if err == 0 else float("inf"))
         max_abs, worst_rel = max(max_abs, err), max(worst_rel, rel)
         if not ok:
             close_ok = False
-            n_bad = int((diff > eff_atol + rtol * rf.abs()).sum())
+            n_bad = int(over.sum())
             close_msg.append(f"output {i}: {n_bad} of {rf.numel()} values off by more than "
                              f"atol={eff_atol:.3g} + rtol={rtol:g}*|ref| (max abs error {err:.3g})")
         if ref_norm > 0 and rel > rtol:
