@@ -10,7 +10,8 @@ from gpurunner.sandbox import scrubbed_env
 
 
 def softmax(rows: int = 4, cols: int = 4096) -> torch.Tensor:
-    return torch.softmax(torch.randn(rows, cols), dim=-1)
+    x = torch.randn(rows, cols, generator=torch.Generator().manual_seed(0))
+    return torch.softmax(x, dim=-1)
 
 
 def test_it_passes_an_exact_match():
