@@ -95,6 +95,7 @@ def run_problem(label: str, path: Path, config: SearchConfig) -> dict:
     row["goal"] = goal_text(path.name, row) if path.name in GOALS else ""
     row["kernels"] = [
         {"key": n.key, "status": n.status, "speedup": n.speedup, "cand_ms": n.cand_ms,
+         "eval_s": (n.verdict or {}).get("eval_s"),
          "title": n.source.splitlines()[0].strip('"') if n.source else "", "error": n.error[:300]}
         for n in store.nodes() if n.kind == "kernel"
     ]

@@ -125,9 +125,15 @@ class BuiltinProposer:
         """One idea per parameter group of the seed's kernel: the untried settings nearest to the
         fastest one measured with the same core and options. Once every group's own
         neighbourhood is spent, one idea that moves all parameters at once."""
+        if not tuning.tunable(parent.core, parent.params, shape):
+            # A seed with nothing to tune (the reference, a library call): retune the fastest
+            # kernel measured that has, from this seed.
+            tunable = sorted(((ms, r) for r, ms in measured if tuning.tunable(r.core, r.params, shape)),
+                             key=lambda pair: pair[0])
+            if not tunable:
+                return []
+            parent = tunable[0][1]
         core = parent.core
-        if not tuning.tunable(core, parent.params, shape):
-            return []
         fixed = _fixed_params(parent, shape)
         family = [(tuning.settings_of(core, r.params, shape), ms) for r, ms in measured
                   if r.core == core and r.options == parent.options and _fixed_params(r, shape) == fixed]
@@ -139,7 +145,7 @@ class BuiltinProposer:
                 out.append(candidate)
                 made = made | {r.to_json() for r in candidate.recipes}
         if not out and len(groups) > 1:
-            everything = (tuple(k for g, _ in groups for k in g), " and ".join(knobs for _, knobs in groups))
+            everything = (tuple(k for g, _ in groups for k in g), ", ".join(knobs for _, knobs in groups))
             candidate = self._retune_group(shape, parent, family, made, everything, len(groups))
             out += [candidate] if candidate is not None else []
         return out
