@@ -218,4 +218,6 @@ def _sandbox_check(applied: dict[str, Any]) -> Check:
     parts.append("no network" if applied.get("no_network") else "network not isolated (not root)")
     if applied.get("pid_namespace"):
         parts.append("own PID namespace")
+    if applied.get("hidden"):
+        parts.append("runner's cache hidden")
     return Check("sandbox", True, ", ".join(parts) + ", scrubbed environment, temporary directory")

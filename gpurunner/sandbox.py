@@ -239,7 +239,8 @@ class Worker:
         off = set(os.environ.get("GPURUNNER_CONFINE_OFF", "").split(","))
         confine_spec = {"uid": None if "uid" in off else uid, "network": "network" not in off,
                         # CUDA fails to start in a new PID namespace (error 304, seen on H100)
-                        "pid_namespace": "pid" not in off and device == "cpu", "device": device}
+                        "pid_namespace": "pid" not in off and device == "cpu", "device": device,
+                        "hide": [] if "hide" in off else [str(cache_dir / "ref")]}
         env["GPURUNNER_CONFINE"] = json.dumps(confine_spec) if confine else "{}"
         read_fd, write_fd = os.pipe()
         self._msg_fd = read_fd

@@ -22,6 +22,9 @@ from typing import Any
 
 CLONE_NEWNET = 0x40000000
 CLONE_NEWPID = 0x20000000
+CLONE_NEWNS = 0x00020000
+MS_REC = 0x4000
+MS_PRIVATE = 0x40000
 PR_SET_PDEATHSIG = 1
 MSG_FD: int | None = None
 
@@ -69,12 +72,29 @@ def confine() -> dict[str, Any]:
         os.setgid(uid)
         os.setuid(uid)
         applied["uid"] = uid
+    if applied["uid"] == 0 and spec.get("hide"):
+        # Still root (no sandbox user id): hide the runner's private cache (reference outputs,
+        # the seed salt) behind an empty read-only mount in a mount namespace of our own.
+        applied["hidden"] = _hide_paths(libc, spec["hide"])
     if applied["pid_namespace"]:
         _fork_into_namespace()
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after setuid: a uid change clears it
     if os.getppid() == 1 and not applied["pid_namespace"]:
         os._exit(3)
     return applied
+
+
+def _hide_paths(libc: ctypes.CDLL, paths: list[str]) -> list[str]:
+    """Cover each existing path with an empty read-only tmpfs; returns the paths covered."""
+    if libc.unshare(CLONE_NEWNS) != 0:
+        return []
+    if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+        return []  # mounts would propagate to the host's namespace: cover nothing
+    hidden = []
+    for path in paths:
+        if os.path.isdir(path) and libc.mount(b"tmpfs", path.encode(), b"tmpfs", 1, b"mode=000") == 0:
+            hidden.append(path)  # flag 1 is MS_RDONLY
+    return hidden
 
 
 def _fork_into_namespace() -> None:

@@ -200,3 +200,11 @@ def test_weights_match_under_the_init_seed(runner_options):
     v = evaluate(reference_source("linear_relu"), candidate_source("linear_relu_rewrite"),
                  runner_options())
     assert v.verdict == "correct", v.reason
+
+
+def test_it_hides_the_reference_outputs_from_the_candidate(runner_options, runner_cache):
+    source = candidate_source("softmax_reads_reference_cache")
+    v = evaluate(reference_source("softmax_rows"),
+                 source.replace("__RUNNER_CACHE__", str(runner_cache)), runner_options())
+    assert any((runner_cache / "ref").rglob("*")), "the cache holds reference results"
+    assert v.verdict == "correct", v.error or v.reason
