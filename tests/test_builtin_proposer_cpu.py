@@ -43,3 +43,14 @@ def test_the_fused_cpp_rmsnorm_is_correct_on_cpu(runner_cache):
                                                       cache_dir=runner_cache))
     assert verdict.verdict == "correct", (verdict.reason, verdict.error[-2000:])
     assert verdict.backend == "cpu_cpp"
+
+
+@pytest.mark.slow
+def test_the_one_pass_cpp_softmax_is_correct_on_cpu(runner_cache):
+    reference = (EXAMPLES / "softmax_manual.py").read_text()
+    source = candidate_for(reference, "Give the fused C++ softmax an online schedule", variant=1)
+    assert '"online": true' in source
+    verdict = evaluate(reference, source, EvalOptions(device="cpu", trials=2, compile_baseline=False,
+                                                      cache_dir=runner_cache))
+    assert verdict.verdict == "correct", (verdict.reason, verdict.error[-2000:])
+    assert verdict.backend == "cpu_cpp"

@@ -70,8 +70,10 @@ def apply_change(parent: Recipe, change: dict[str, Any], variant: dict[str, Any]
 
 def normalized(recipe: Recipe) -> Recipe:
     """The recipe without settings its core ignores, so two recipes that build the same kernel
-    compare equal (an idea that would change nothing is then not offered)."""
-    params, options = dict(recipe.params), dict(recipe.options)
+    compare equal (an idea that would change nothing is then not offered). An option set to
+    None by a variant is removed (e.g. a TF32 variant drops the seed's fp16)."""
+    params = dict(recipe.params)
+    options = {k: v for k, v in recipe.options.items() if v is not None}
     if recipe.core == "cuda_conv" and params.get("s2d"):
         # Space-to-depth lays out and converts the input itself; padding and im2col do not apply.
         params.pop("im2col", None)
