@@ -7,6 +7,7 @@ round instead of enumerating it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from search.proposers.builtin.analysis import ProblemShape
@@ -65,9 +66,9 @@ def grid_points(core: str, shape: ProblemShape) -> list[dict[str, Any]]:
     points: list[dict[str, Any]] = [{}]
     for key, values in grid.items():
         points = [{**p, key: v} for p in points for v in values]
-    if core == "cuda_rownorm_split":
-        cols = shape.row_length or 0
-        points = [p for p in points if p["threads"] * p["items"] * 4 <= max(cols, 4 * 128 * 2)]
+    if core == "cuda_rownorm_split" and shape.row_length:
+        # A chunk longer than the row would leave most of each block idle.
+        points = [p for p in points if p["threads"] * p["items"] * 4 <= shape.row_length] or points
     return points
 
 
@@ -134,8 +135,6 @@ def describe(setting: dict[str, Any]) -> str:
 
 def parse_settings(text: str) -> list[dict[str, Any]]:
     """The settings written by `describe` in an idea's text, in order."""
-    import re
-
     found = []
     for group in re.findall(r"\[((?:[a-z_]+=[A-Za-z0-9.]+ ?)+)\]", text):
         setting: dict[str, Any] = {}
