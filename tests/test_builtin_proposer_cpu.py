@@ -13,11 +13,6 @@ from search.proposers.builtin import BuiltinProposer
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-@pytest.fixture(scope="module")
-def runner_cache(tmp_path_factory) -> str:
-    return str(tmp_path_factory.mktemp("builtin_runner_cache"))
-
-
 def candidate_for(reference: str, idea_prefix: str, variant: int = 0) -> str:
     root = Node(kind="reference", round=0, id=1, key="root", source=reference)
     ctx = ProposalContext(reference=reference, reference_info={}, seeds=[root], history=[], round=1,
@@ -31,7 +26,7 @@ def test_the_library_softmax_rewrite_is_correct_on_cpu(runner_cache):
     reference = (EXAMPLES / "softmax_manual.py").read_text()
     source = candidate_for(reference, "Replace the hand-written max")
     verdict = evaluate(reference, source, EvalOptions(device="cpu", trials=2, compile_baseline=False,
-                                                      cache_dir=runner_cache))
+                                                      cache_dir=str(runner_cache)))
     assert verdict.verdict == "correct", (verdict.reason, verdict.error[-2000:])
 
 
@@ -40,7 +35,7 @@ def test_the_fused_cpp_rmsnorm_is_correct_on_cpu(runner_cache):
     reference = (EXAMPLES / "rmsnorm.py").read_text()
     source = candidate_for(reference, "Normalize each row")
     verdict = evaluate(reference, source, EvalOptions(device="cpu", trials=2, compile_baseline=False,
-                                                      cache_dir=runner_cache))
+                                                      cache_dir=str(runner_cache)))
     assert verdict.verdict == "correct", (verdict.reason, verdict.error[-2000:])
     assert verdict.backend == "cpu_cpp"
 
@@ -51,6 +46,6 @@ def test_the_one_pass_cpp_softmax_is_correct_on_cpu(runner_cache):
     source = candidate_for(reference, "Give the fused C++ softmax an online schedule", variant=1)
     assert '"online": true' in source
     verdict = evaluate(reference, source, EvalOptions(device="cpu", trials=2, compile_baseline=False,
-                                                      cache_dir=runner_cache))
+                                                      cache_dir=str(runner_cache)))
     assert verdict.verdict == "correct", (verdict.reason, verdict.error[-2000:])
     assert verdict.backend == "cpu_cpp"

@@ -58,7 +58,7 @@ def wait_for(url: str, process: subprocess.Popen, log: Path, timeout: float = 90
 
 
 @pytest.fixture(scope="session")
-def kernelweb_server(tmp_path_factory) -> Iterator[LiveServer]:
+def kernelweb_server(tmp_path_factory, runner_cache) -> Iterator[LiveServer]:
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no chromium at {CHROMIUM}")
     data = tmp_path_factory.mktemp("kernelweb-data")
@@ -67,7 +67,7 @@ def kernelweb_server(tmp_path_factory) -> Iterator[LiveServer]:
     env.update({
         "KERNELWEB_DATA_DIR": str(data), "KERNELWEB_LOCAL": "1", "DEBUG": "0", "HOST": "127.0.0.1",
         "PORT": str(port), "RUNNER_DEVICE": "cpu", "KERNELWEB_PROPOSER": "builtin", "HUEY_WORKERS": "1",
-        "RUNNER_CACHE_DIR": str(data / "runner-cache"), "PYTHONUNBUFFERED": "1",
+        "RUNNER_CACHE_DIR": str(runner_cache),  # builds shared with the other tests "PYTHONUNBUFFERED": "1",
     })
     log = data / "server.log"
     with log.open("w") as out:
