@@ -15,7 +15,7 @@ from tests.browser.conftest import ROOT, SCREENSHOTS
 
 pytestmark = pytest.mark.browser
 
-EXAMPLE = "softmax"
+EXAMPLE = "softmax_manual"
 SEARCH_TIMEOUT_MS = 360_000  # C++ builds take ~30 s each on two cores
 
 
@@ -35,7 +35,7 @@ def test_paste_start_watch_open_download_share(page, chromium, kernelweb_server,
     page.fill("#id_rounds", "2")
     page.fill("#id_ideas_per_round", "2")
     page.fill("#id_impls_per_idea", "1")
-    page.fill("#id_title", "Softmax, built-in proposer on the CPU")
+    page.fill("#id_title", "Hand-written softmax, built-in proposer on the CPU")
     with page.expect_navigation(timeout=120_000):
         page.click("#start")
     assert "/searches/" in page.url, page.inner_text("main")[:2000]
