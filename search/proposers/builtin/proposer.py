@@ -132,7 +132,9 @@ class BuiltinProposer:
                              key=lambda pair: pair[0])
             if not tunable:
                 return []
-            parent = tunable[0][1]
+            parent, borrowed = tunable[0][1], True
+        else:
+            borrowed = False
         core = parent.core
         fixed = _fixed_params(parent, shape)
         family = [(tuning.settings_of(core, r.params, shape), ms) for r, ms in measured
@@ -140,18 +142,19 @@ class BuiltinProposer:
         groups = list(tuning.GROUPS.get(core, []))
         out: list[_Candidate] = []
         for rank, group in enumerate(groups):
-            candidate = self._retune_group(shape, parent, family, made, group, rank)
+            candidate = self._retune_group(shape, parent, family, made, group, rank, borrowed)
             if candidate is not None:
                 out.append(candidate)
                 made = made | {r.to_json() for r in candidate.recipes}
         if not out and len(groups) > 1:
             everything = (tuple(k for g, _ in groups for k in g), ", ".join(knobs for _, knobs in groups))
-            candidate = self._retune_group(shape, parent, family, made, everything, len(groups))
+            candidate = self._retune_group(shape, parent, family, made, everything, len(groups), borrowed)
             out += [candidate] if candidate is not None else []
         return out
 
     def _retune_group(self, shape: ProblemShape, parent: Recipe, family: list[tuple[dict, float]],
-                      made: set[str], group: tuple[tuple[str, ...], str], rank: int) -> _Candidate | None:
+                      made: set[str], group: tuple[tuple[str, ...], str], rank: int,
+                      borrowed: bool = False) -> _Candidate | None:
         keys, knobs = group
         core = parent.core
         fixed = _fixed_params(parent, shape)
@@ -170,8 +173,12 @@ class BuiltinProposer:
         if not keep:
             return None
         trials = " or ".join(tuning.describe({k: s[k] for k in keys}) for s, _ in keep)
-        seed_part = ("" if all(current[k] == best[k] for k in keys) else
-                     f" (the seed runs {tuning.describe({k: current[k] for k in keys})})")
+        if borrowed:
+            seed_part = " (the seed itself has nothing to tune)"
+        elif all(current[k] == best[k] for k in keys):
+            seed_part = ""
+        else:
+            seed_part = f" (the seed runs {tuning.describe({k: current[k] for k in keys})})"
         measured_part = (f"the fastest measured so far is {tuning.describe({k: best[k] for k in keys})} "
                          f"at {best_ms:.3g} ms, {len(family)} settings timed" if best_ms is not None else
                          f"it runs {tuning.describe({k: current[k] for k in keys})}")
