@@ -4,7 +4,7 @@
         exit 0 and a summary when the reference is valid; exit 2 and the error when not.
     python -m gpurunner evaluate REF.py CAND.py [--device] [--trials N] [--atol X] [--rtol X]
         [--timeout S] [--compile-timeout S] [--policy any|custom-kernels]
-        [--no-compile-baseline] [--cache-dir DIR] [--json]
+        [--no-compile-baseline] [--cached-eager] [--cache-dir DIR] [--json]
         exit 0 whenever the evaluation ran, whatever the verdict.
 """
 
@@ -42,6 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--policy", choices=["any", "custom-kernels"], default=d.policy)
     e.add_argument("--no-compile-baseline", action="store_true",
                    help="skip timing the reference under torch.compile (its fields are null)")
+    e.add_argument("--cached-eager", action="store_true",
+                   help="reuse the cached eager time instead of timing eager PyTorch again")
     e.add_argument("--cache-dir", default=None)
     e.add_argument("--json", action="store_true")
     return p
@@ -97,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     options = EvalOptions(device=args.device, trials=args.trials, atol=args.atol, rtol=args.rtol,
                           timeout_s=args.timeout, compile_timeout_s=args.compile_timeout,
                           policy=args.policy, compile_baseline=not args.no_compile_baseline,
-                          cache_dir=args.cache_dir)
+                          cache_dir=args.cache_dir, retime_eager=not args.cached_eager)
     verdict = gpurunner.evaluate(args.reference.read_text(), args.candidate.read_text(), options)
     print(json.dumps(verdict.to_dict(), indent=2) if args.json else _verdict_text(verdict))
     return 0

@@ -210,7 +210,9 @@ def _baseline_check(report: dict[str, Any], options: EvalOptions) -> Check:
         parts.append(f"torch.compile failed: {report['compile_error']}")
     elif not options.compile_baseline:
         parts.append("torch.compile baseline skipped")
-    return Check("baselines", True, "; ".join(parts) + " (cached per problem and device)")
+    how = ("eager timed for this evaluation, torch.compile cached per problem and device"
+           if report.get("eager_retimed") else "cached per problem and device")
+    return Check("baselines", True, "; ".join(parts) + f" ({how})")
 
 
 def _sandbox_check(applied: dict[str, Any]) -> Check:

@@ -113,6 +113,7 @@ class EvalOptions:
     policy: str = "any"  # "any" or "custom-kernels"
     compile_baseline: bool = True  # also time the reference under torch.compile
     cache_dir: str | None = None  # build and baseline cache; default under ~/.cache/kernelweb
+    retime_eager: bool = True  # time eager again per evaluation call; torch.compile stays cached
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
