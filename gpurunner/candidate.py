@@ -7,6 +7,7 @@ the parent decides the verdict.
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
 from pathlib import Path
@@ -76,6 +77,10 @@ def run_candidate_job(job: dict[str, Any], workdir: Path, send: Any) -> dict[str
         torch.cuda.init()
         torch.empty(1, device=device)
     torch.ones(64, 64) @ torch.ones(64, 64)  # start the CPU thread pool before the snapshot
+    if "compile" in (workdir / "candidate.py").read_text():
+        # Importing Dynamo rebinds torch.manual_seed (a wrapper that disables tracing); let the
+        # trusted harness do that import, so torch.compile candidates are not seen as tampering.
+        importlib.import_module("torch._dynamo")
     device_init_s = time.monotonic() - t_job
     snapshot = integrity.Snapshot()
     patch_cpp_extension()

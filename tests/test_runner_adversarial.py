@@ -208,3 +208,10 @@ def test_it_hides_the_reference_outputs_from_the_candidate(runner_options, runne
                  source.replace("__RUNNER_CACHE__", str(runner_cache)), runner_options())
     assert any((runner_cache / "ref").rglob("*")), "the cache holds reference results"
     assert v.verdict == "correct", v.error or v.reason
+
+
+def test_it_accepts_a_torch_compile_candidate(runner_options):
+    v = evaluate(reference_source("softmax_rows"), candidate_source("softmax_torch_compile"),
+                 runner_options(timeout_s=300.0))
+    assert v.verdict == "correct", v.error or v.reason
+    assert "harness_untouched" not in failed(v)
