@@ -25,6 +25,7 @@ from gpurunner.report import EvalOptions, ReferenceReport, Verdict
 from gpurunner.sandbox import Worker, WorkerResult, describe_exit
 
 REFERENCE_RUN_S = 900.0  # validation plus both baselines (torch.compile can take minutes)
+SPARE_WORKERS = 4  # workers importing torch ahead of the candidates that will need them
 
 
 def timing_params(device: str) -> dict[str, Any]:
@@ -119,19 +120,32 @@ def prepare_problem(source: str, options: EvalOptions) -> tuple[Problem | None, 
         finally:
             worker.close()
         report = result
+        if report.get("eager"):
+            _EAGER_TIMED[(str(cache_dir), key)] = (time.monotonic(), report["eager"])
     elif options.retime_eager:
-        report = _retime_eager(source, options, cache_dir, seeds, timing_seeds, report)
+        report = _retime_eager(source, options, cache_dir, key, seeds, timing_seeds, report)
     problem = Problem(source, key, report, seeds, timing_seeds, cache_dir)
     return problem, _reference_report(report, device)
 
 
-def _retime_eager(source: str, options: EvalOptions, cache_dir: Path, seeds: list[int],
-                  timing_seeds: list[int], report: dict[str, Any]) -> dict[str, Any]:
-    """The cached report with eager PyTorch timed again now, in a trusted process.
+_EAGER_TIMED: dict[tuple[str, str], tuple[float, dict[str, Any]]] = {}
+
+
+def _retime_eager(source: str, options: EvalOptions, cache_dir: Path, key: str,
+                  seeds: list[int], timing_seeds: list[int], report: dict[str, Any],
+                  ) -> dict[str, Any]:
+    """The cached report with eager PyTorch timed again, in a trusted process, unless this
+    runner timed it less than `options.eager_fresh_s` ago.
 
     Eager is cheap to time, and a time cached while the machine was quiet (or busy) would skew
-    every speedup measured under other conditions; torch.compile's baseline stays cached.
+    every speedup measured under other conditions; torch.compile's baseline stays cached. The
+    window spares a search that evaluates candidates one call at a time a reference process
+    (several seconds) per call.
     """
+    timed_at, eager = _EAGER_TIMED.get((str(cache_dir), key), (None, None))
+    if timed_at is not None and eager and time.monotonic() - timed_at < options.eager_fresh_s:
+        return {**report, "eager": eager, "eager_retimed": True,
+                "eager_age_s": time.monotonic() - timed_at}
     result, _, worker = _run_reference_worker(
         source, options.device, cache_dir, seeds[:1], timing_seeds, compute_outputs=False,
         time_eager=True, time_compile=False, compile_timeout_s=options.compile_timeout_s,
@@ -139,7 +153,8 @@ def _retime_eager(source: str, options: EvalOptions, cache_dir: Path, seeds: lis
     worker.close()
     if not result.get("ok") or "eager" not in result:
         return report  # keep the cached time; the candidate's own run reports any problem
-    return {**report, "eager": result["eager"], "eager_retimed": True}
+    _EAGER_TIMED[(str(cache_dir), key)] = (time.monotonic(), result["eager"])
+    return {**report, "eager": result["eager"], "eager_retimed": True, "eager_age_s": 0.0}
 
 
 def _output_sizes(report: dict[str, Any]) -> list[int]:
@@ -164,35 +179,44 @@ def _candidate_job(problem: Problem, options: EvalOptions) -> dict[str, Any]:
             "output_bytes": _output_sizes(problem.report)}
 
 
-_SPARES: dict[tuple[str, str], Worker] = {}
+_SPARES: dict[tuple[str, str], list[Worker]] = {}
 _SPARES_LOCK = threading.Lock()
 
 
 def _take_worker(cache_dir: Path, device: str) -> Worker:
-    """A started worker: the spare one (torch already imported) if alive, else a new one."""
-    with _SPARES_LOCK:
-        spare = _SPARES.pop((str(cache_dir), device), None)
-    if spare is not None and spare.proc.poll() is None:
-        return spare
-    if spare is not None:
+    """A started worker: the oldest spare (torch already imported) if alive, else a new one."""
+    while True:
+        with _SPARES_LOCK:
+            queue = _SPARES.get((str(cache_dir), device)) or []
+            spare = queue.pop(0) if queue else None
+        if spare is None:
+            return Worker(cache_dir, device)
+        if spare.proc.poll() is None:
+            return spare
         spare.close()
-    return Worker(cache_dir, device)
 
 
-def _keep_spare(cache_dir: Path, device: str) -> None:
-    """Start the next worker now, so its torch import is done before it is needed. Called
-    only between candidates: on the CPU an importing process would skew a timing."""
+def _keep_spares(cache_dir: Path, device: str, count: int = 1) -> None:
+    """Have `count` workers started, so their torch import (seconds) is done before they are
+    needed. On the CPU, called only between candidates: an importing process would skew a
+    timing. Extra spares beyond `count` are closed."""
     key = (str(cache_dir), device)
     with _SPARES_LOCK:
-        if key in _SPARES:
-            return
-        _SPARES[key] = Worker(cache_dir, device)
+        queue = _SPARES.setdefault(key, [])
+        extra = queue[count:]
+        del queue[count:]
+        missing = count - len(queue)
+    for w in extra:
+        w.close()
+    started = [Worker(cache_dir, device) for _ in range(max(0, missing))]
+    with _SPARES_LOCK:
+        _SPARES[key].extend(started)
 
 
 @atexit.register
 def _close_spares() -> None:
     with _SPARES_LOCK:
-        spares = list(_SPARES.values())
+        spares = [w for queue in _SPARES.values() for w in queue]
         _SPARES.clear()
     for w in spares:
         w.close(wait=True)
@@ -279,8 +303,9 @@ def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions |
             continue
         worker = _take_worker(cache_dir, options.device)
         try:
-            if options.device != "cpu":  # the next process starts while this one runs
-                _keep_spare(cache_dir, options.device)
+            if options.device != "cpu":  # the next processes start while this one runs
+                _keep_spares(cache_dir, options.device,
+                             max(1, min(SPARE_WORKERS, len(candidates) - i - 1)))
             for name, text in (("reference.py", reference), ("candidate.py", source)):
                 (worker.workdir / name).write_text(text)
                 if worker.uid is not None:
@@ -303,7 +328,8 @@ def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions |
             verdict.stages_s = stages
         finally:
             worker.close()
-        _keep_spare(cache_dir, options.device)
+        if options.device == "cpu" or i == len(candidates) - 1:
+            _keep_spares(cache_dir, options.device, 1)  # for the next candidate or call
         if b is not None and b.get("compile_s") and not b.get("cached"):
             verdict.compile_s = float(b["compile_s"]) + float(verdict.compile_s or 0.0)
         verdict.eval_s = time.monotonic() - t0

@@ -41,7 +41,7 @@ def _as_float(t: torch.Tensor) -> torch.Tensor:
 
 
 def compare_outputs(ref: list[torch.Tensor], out: list[torch.Tensor], atol: float, rtol: float,
-                    ) -> Comparison:
+                    device: str = "cpu") -> Comparison:
     """Compare one call's outputs with the reference's.
 
     Shapes and dtypes must match; NaN or Inf where the reference has none fails; values must
@@ -68,7 +68,8 @@ def compare_outputs(ref: list[torch.Tensor], out: list[torch.Tensor], atol: floa
             shape_msg.append(f"output {i} is {tuple(o.shape)} {o.dtype}, expected "
                              f"{tuple(r.shape)} {r.dtype}")
             continue
-        rd, od = _as_float(r.detach().cpu()), _as_float(o.detach().cpu())
+        rd = _as_float(r.detach().to(device, non_blocking=False))
+        od = _as_float(o.detach().to(device, non_blocking=False))
         ref_all_finite = bool(torch.isfinite(rd).all())
         if ref_all_finite and not bool(torch.isfinite(od).all()):
             finite_ok = False

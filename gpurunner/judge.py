@@ -46,7 +46,8 @@ def judge_run(res: WorkerResult, problem: Problem, options: EvalOptions, backend
                        or r.get("compile_log", ""), compile_log=r.get("compile_log", ""), **base)
     assert res.workdir is not None
     try:
-        cand = torch.load(res.workdir / "cand_outputs.pt", weights_only=True)
+        # Memory-mapped: each output is read once, straight into the comparison.
+        cand = torch.load(res.workdir / "cand_outputs.pt", weights_only=True, mmap=True)
     except Exception as exc:  # noqa: BLE001 - the file comes from the untrusted process
         return Verdict(verdict="runtime_error", reason=f"the candidate's outputs could not be read "
                        f"({type(exc).__name__})", **base)
@@ -59,8 +60,17 @@ def _baselines(report: dict[str, Any]) -> dict[str, Any]:
             "compile_ref_ms": compiled.get("median_ms")}
 
 
+def compare_device(device: str) -> str:
+    """Where the parent compares outputs: the evaluation's GPU when this process can use it
+    (candidates are done with it by then), else the CPU."""
+    if device.startswith("cuda") and torch.cuda.is_available():
+        return device
+    return "cpu"
+
+
 def _judge_outputs(r: dict[str, Any], cand: dict[str, Any], problem: Problem,
                    options: EvalOptions, base: dict[str, Any]) -> Verdict:
+    on = compare_device(options.device)
     comparisons = []
     for seed in problem.seeds:
         got = cand["trials"].get(str(seed))
@@ -71,14 +81,14 @@ def _judge_outputs(r: dict[str, Any], cand: dict[str, Any], problem: Problem,
             comparisons.append(checks.Comparison([Check("output_count", False, "no output")],
                                                  float("inf"), float("inf")))
             continue
-        comparisons.append(checks.compare_outputs(ref, got, options.atol, options.rtol))
+        comparisons.append(checks.compare_outputs(ref, got, options.atol, options.rtol, on))
     merged = checks.merge_trials(comparisons)
     all_checks = list(merged.checks)
     timed = cand.get("timed") or {}
     timed_ref = (cache.load_outputs(problem.cache_dir, problem.key, int(timed["seed"]))
                  if str(timed.get("seed", "")).isdigit() else None)
     timed_cmp = (checks.compare_outputs(timed_ref, timed.get("outputs", []), options.atol,
-                                        options.rtol) if timed_ref is not None else None)
+                                        options.rtol, on) if timed_ref is not None else None)
     if timed_cmp is None:
         all_checks.append(Check("timed_outputs", False, "no output from the timed loop"))
     else:
@@ -210,8 +220,10 @@ def _baseline_check(report: dict[str, Any], options: EvalOptions) -> Check:
         parts.append(f"torch.compile failed: {report['compile_error']}")
     elif not options.compile_baseline:
         parts.append("torch.compile baseline skipped")
-    how = ("eager timed for this evaluation, torch.compile cached per problem and device"
-           if report.get("eager_retimed") else "cached per problem and device")
+    age = report.get("eager_age_s")
+    when = f"{age:.0f} s ago" if age else "for this evaluation"
+    how = (f"eager timed {when} in a trusted process, torch.compile cached per problem and "
+           "device" if report.get("eager_retimed") else "cached per problem and device")
     return Check("baselines", True, "; ".join(parts) + f" ({how})")
 
 

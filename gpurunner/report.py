@@ -114,6 +114,7 @@ class EvalOptions:
     compile_baseline: bool = True  # also time the reference under torch.compile
     cache_dir: str | None = None  # build and baseline cache; default under ~/.cache/kernelweb
     retime_eager: bool = True  # time eager again per evaluation call; torch.compile stays cached
+    eager_fresh_s: float = 60.0  # ...unless this runner timed it less than this long ago
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
