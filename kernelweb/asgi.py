@@ -11,11 +11,13 @@ from django.core.asgi import get_asgi_application  # noqa: E402
 
 django_application = get_asgi_application()
 
+from search.local_user import LocalUserWebsocketMiddleware  # noqa: E402
 from search.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_application,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": AllowedHostsOriginValidator(
+            AuthMiddlewareStack(LocalUserWebsocketMiddleware(URLRouter(websocket_urlpatterns)))),
     }
 )

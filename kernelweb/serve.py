@@ -45,7 +45,15 @@ def main() -> int:
     host = os.environ.get("HOST", "127.0.0.1")
     port = os.environ.get("PORT", "8000")
     os.chdir(ROOT)
-    local = os.environ.get("KERNELWEB_LOCAL", "1").strip().lower() in ("1", "true", "yes", "on")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kernelweb.settings")
+    from django.conf import settings
+    from django.core.exceptions import ImproperlyConfigured
+
+    try:
+        local = settings.LOCAL_MODE
+    except ImproperlyConfigured as exc:
+        print(f"Refusing to start: {exc}", file=sys.stderr)
+        return 2
     if local and host not in LOCAL_HOSTS:
         print(f"Refusing to serve single-user mode on {host}: anyone reaching it would act as the local "
               "user. Set KERNELWEB_LOCAL=0 (and SECRET_KEY, ALLOWED_HOSTS) to serve with accounts.",

@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("KERNELWEB_DATA_DIR", BASE_DIR / "var"))
@@ -16,10 +17,23 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 DEBUG = env_bool("DEBUG", False)
+ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
+LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+# Single-user mode: a newcomer on 127.0.0.1 starts without an account. It is on by default only
+# while the site answers to loopback names alone, so naming a public host turns it off.
+_LOCAL_HOSTS_ONLY = all(h in LOOPBACK_HOSTS for h in ALLOWED_HOSTS)
+LOCAL_MODE = env_bool("KERNELWEB_LOCAL", _LOCAL_HOSTS_ONLY)
+if LOCAL_MODE and not _LOCAL_HOSTS_ONLY:
+    raise ImproperlyConfigured(
+        "KERNELWEB_LOCAL=1 lets every visitor act as one local user without logging in, so "
+        f"ALLOWED_HOSTS may name only {', '.join(sorted(LOOPBACK_HOSTS))} (it names "
+        f"{', '.join(ALLOWED_HOSTS)}); set KERNELWEB_LOCAL=0 for a public site")
+
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
-    if not DEBUG and not env_bool("KERNELWEB_LOCAL", True):
-        raise RuntimeError("SECRET_KEY must be set when DEBUG is off and KERNELWEB_LOCAL=0")
+    if not DEBUG and not LOCAL_MODE:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off and single-user mode "
+                                   "is off (KERNELWEB_LOCAL=0 or a public ALLOWED_HOSTS)")
     # Local default: a key kept in the data directory so sessions survive restarts.
     key_file = DATA_DIR / "secret_key"
     if not key_file.exists():
@@ -29,9 +43,6 @@ if not SECRET_KEY:
         key_file.chmod(0o600)
     SECRET_KEY = key_file.read_text().strip()
 
-# Single-user mode on 127.0.0.1: a newcomer starts without an account.
-LOCAL_MODE = env_bool("KERNELWEB_LOCAL", True)
-ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
 INSTALLED_APPS = [

@@ -14,8 +14,13 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 PIP="$VENV/bin/python -m pip"
 if ! "$VENV/bin/python" -c "import torch" 2>/dev/null; then
-    # The CPU build; an unpinned torch would pull several GB of CUDA packages.
-    $PIP install -q "torch==2.13.0" || $PIP install -q torch --index-url https://download.pytorch.org/whl/cpu
+    if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+        $PIP install -q "torch==2.13.0"  # PyPI's Linux build carries CUDA
+    else
+        # No GPU: the CPU build (PyPI's Linux build would pull several GB of CUDA packages).
+        $PIP install -q "torch==2.13.0" --index-url https://download.pytorch.org/whl/cpu \
+            || $PIP install -q "torch==2.13.0"
+    fi
 fi
 if [ "${WITH_TEST:-0}" = "1" ]; then
     $PIP install -q -e ".[test]"

@@ -4,20 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.db.models import QuerySet
 from django.http import Http404
 
-from search.local_user import local_user
 from search.models import Node, Search
 
 
 def acting_user(user: Any) -> Any | None:
-    """The user a request acts as: itself, the local user in single-user mode, or None."""
+    """The user a request acts as, or None for an anonymous one. In single-user mode the local
+    user arrives here already (search.local_user's middlewares put it on requests from this
+    machine)."""
     if user is not None and user.is_authenticated:
         return user
-    if settings.LOCAL_MODE:
-        return local_user()
     return None
 
 

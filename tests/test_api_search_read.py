@@ -81,3 +81,14 @@ def test_local_mode_lets_an_anonymous_browser_read_the_local_users_search(client
 
     search = make_finished_search(local_user())
     assert client.get(f"/api/searches/{search.id}").status_code == 200
+
+
+def test_local_mode_treats_a_request_from_another_machine_as_anonymous(client, local_mode, db):
+    from search.local_user import local_user
+    from tests.fixtures.web import make_finished_search
+
+    search = make_finished_search(local_user())
+    remote = {"REMOTE_ADDR": "203.0.113.5"}
+    assert client.get(f"/api/searches/{search.id}", **remote).status_code == 401
+    assert client.get(f"/searches/{search.id}/", **remote).status_code in (302, 404)
+    assert client.get(f"/searches/{search.id}/", REMOTE_ADDR="::1").status_code == 200

@@ -72,3 +72,15 @@ def test_without_a_gpu_the_device_defaults_to_cpu(tmp_path):
 
     code, s = load(tmp_path)
     assert s["device"] == ("cuda" if gpu_present() else "cpu")
+
+
+def test_a_public_host_turns_single_user_mode_off(tmp_path):
+    code, err = load(tmp_path, ALLOWED_HOSTS="kernels.example.com")
+    assert code != 0 and "SECRET_KEY must be set" in err
+    code, s = load(tmp_path, ALLOWED_HOSTS="kernels.example.com", SECRET_KEY="x" * 50)
+    assert code == 0 and s["local"] is False and s["secure_cookies"] is True
+
+
+def test_single_user_mode_refuses_a_public_host(tmp_path):
+    code, err = load(tmp_path, ALLOWED_HOSTS="127.0.0.1,kernels.example.com", KERNELWEB_LOCAL="1")
+    assert code != 0 and "ALLOWED_HOSTS may name only" in err

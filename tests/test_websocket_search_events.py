@@ -15,11 +15,13 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 ORIGIN = [(b"origin", b"http://127.0.0.1:8000")]
 
 
-def communicator(path: str, user=None) -> WebsocketCommunicator:
-    """A client of the real ASGI application (origin check and session middleware included)."""
+def communicator(path: str, user=None, client: str = "127.0.0.1") -> WebsocketCommunicator:
+    """A client of the real ASGI application (origin check and session middleware included),
+    connecting from `client` (daphne puts the peer's address in the scope)."""
     from kernelweb.asgi import application
 
     comm = WebsocketCommunicator(application, path, headers=ORIGIN)
+    comm.scope["client"] = [client, 50123]
     if user is not None:
         # Stands in for a logged-in session: the auth middleware keeps a user already in scope.
         comm.scope["user"] = user
@@ -161,3 +163,12 @@ async def test_local_mode_lets_an_anonymous_viewer_watch_the_local_users_search(
     assert (await comm.connect())[0]
     assert (await comm.receive_json_from(timeout=5))["kind"] == "search_status"
     await comm.disconnect()
+
+
+async def test_local_mode_refuses_an_anonymous_viewer_on_another_machine(local_mode, no_layer):
+    from search.local_user import local_user
+
+    search = await database_sync_to_async(lambda: make_finished_search(local_user()))()
+    comm = communicator(f"/ws/searches/{search.id}/", client="203.0.113.5")
+    connected, code = await comm.connect()
+    assert not connected and code == 4403

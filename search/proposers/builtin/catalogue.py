@@ -31,8 +31,8 @@ class IdeaSpec:
     requires: list[str] = field(default_factory=list)
     min_tolerance: float = 0.0
     precision: str | None = None
-    # Off by default: offered only when a proposer asks for it by key (torch.compile: the runner
-    # refuses candidates that import Dynamo, which replaces torch.manual_seed).
+    # Off by default: offered only when a proposer asks for it by key (torch.compile: its kernels
+    # are the torch.compile baseline's own, and it compiles inside the candidate's run limit).
     default: bool = True
     why_off: str = ""
 
