@@ -188,6 +188,9 @@ DEFAULT_MODEL = os.environ.get("KERNELWEB_MODEL", "")
 
 # A running search writes a heartbeat; one silent this long is re-claimed and resumed.
 SEARCH_STALE_AFTER_S = int(os.environ.get("SEARCH_STALE_AFTER_S", "120"))
+# A search whose worker died after this many resumes fails (with its tree and best kept)
+# instead of killing worker after worker.
+SEARCH_MAX_RESUMES = int(os.environ.get("SEARCH_MAX_RESUMES", "3"))
 # How often a running search's worker proves it is alive, independent of evaluation batches.
 SEARCH_HEARTBEAT_S = int(os.environ.get("SEARCH_HEARTBEAT_S", "20"))
 # Upper bounds on what one search may ask for (the API refuses more).

@@ -46,6 +46,9 @@ class SearchIn(Schema):
     tolerance: float | None = None
     policy: str | None = None
     strategy: str | None = None
+    max_candidates: int | None = None  # budgets: the search stops cleanly at the first reached
+    max_cost_usd: float | None = None
+    max_wall_s: float | None = None
     title: str = ""
     name: str = ""
 

@@ -20,6 +20,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from search.engine.types import SearchConfig
+from search.events import emit
 from search.models import LibraryKernel, Node, Search
 from search.store import DjangoStore
 
@@ -48,12 +49,27 @@ def reclaim_stale(now: datetime | None = None) -> list[tuple[int, int]]:
     stale = Search.objects.filter(status="running").filter(Q(heartbeat__lt=cutoff) | Q(heartbeat__isnull=True))
     claimed = []
     for search_id, resumes, heartbeat in stale.values_list("id", "resumes", "heartbeat"):
+        if resumes >= settings.SEARCH_MAX_RESUMES:
+            _give_up(search_id, resumes, heartbeat, now)
+            continue
         won = Search.objects.filter(id=search_id, status="running", resumes=resumes, heartbeat=heartbeat).update(
             resumes=resumes + 1, heartbeat=now
         )
         if won:
             claimed.append((search_id, resumes + 1))
     return claimed
+
+
+def _give_up(search_id: int, resumes: int, heartbeat: datetime | None, now: datetime) -> None:
+    """Fail a search whose worker died again after SEARCH_MAX_RESUMES resumes: something in it
+    (a candidate, the proposer) keeps killing its worker. Its tree and best kernel are kept."""
+    reason = (f"its worker died {resumes + 1} times (resumed {resumes} times); the search stops "
+              "with its best kernel so far")
+    done = Search.objects.filter(id=search_id, status="running", resumes=resumes, heartbeat=heartbeat).update(
+        status="failed", status_reason=reason, finished=now)
+    if done:
+        round_ = Search.objects.values_list("round", flat=True).get(id=search_id)
+        emit(search_id, "search_status", {"status": "failed", "round": round_, "reason": reason})
 
 
 def provider_keys() -> dict[str, str]:

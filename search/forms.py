@@ -45,7 +45,8 @@ class NewSearchForm(forms.Form):
     title = forms.CharField(required=False, max_length=200)
     proposer = forms.ChoiceField(choices=PROPOSERS, initial="builtin")
     model = forms.CharField(required=False, max_length=200,
-                            help_text="e.g. gpt-5, claude-sonnet-4-5, or openai:a=0.7,anthropic:b=0.3")
+                            help_text="e.g. gpt-5, claude-sonnet-4-5, or openai:a=0.7,anthropic:b=0.3; "
+                                      "built-in: optional ideas such as torch_compile")
     rounds = forms.IntegerField(min_value=1, initial=5)
     ideas_per_round = forms.IntegerField(min_value=1, initial=4, label="Ideas per round")
     impls_per_idea = forms.IntegerField(min_value=1, initial=2,
@@ -54,6 +55,12 @@ class NewSearchForm(forms.Form):
                                  help_text="atol and rtol")
     policy = forms.ChoiceField(choices=POLICIES, initial="any", widget=forms.RadioSelect)
     device = forms.ChoiceField(choices=DEVICES)
+    max_candidates = forms.IntegerField(required=False, min_value=1, label="Stop after candidates",
+                                        help_text="budget; empty: no limit")
+    max_cost_usd = forms.FloatField(required=False, min_value=0.0001, label="Stop after US$",
+                                    help_text="model calls; empty: no limit")
+    max_minutes = forms.FloatField(required=False, min_value=0.1, label="Stop after minutes",
+                                   help_text="wall clock; empty: no limit")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -93,4 +100,7 @@ class NewSearchForm(forms.Form):
             "policy": d["policy"],
             "device": d["device"],
             "title": d["title"],
+            "max_candidates": d.get("max_candidates"),
+            "max_cost_usd": d.get("max_cost_usd"),
+            "max_wall_s": d["max_minutes"] * 60 if d.get("max_minutes") else None,
         }

@@ -101,7 +101,29 @@ def clean_config(raw: dict[str, Any] | None) -> SearchConfig:
             raise InvalidSettings("tolerance", "must be a number") from None
         if not 0 < data["tolerance"] <= 1:
             raise InvalidSettings("tolerance", "must be above 0 and at most 1")
+    # Budgets: the search stops cleanly, with its best so far, at the first one reached.
+    _bounded_int(data, "max_candidates", 1, 100_000)
+    _positive_number(data, "max_cost_usd")
+    _positive_number(data, "max_wall_s")
+    if data.get("proposer") == "builtin":
+        from search.proposers import builtin_extra_ideas
+
+        try:
+            builtin_extra_ideas(str(data.get("model") or ""))
+        except ValueError as exc:
+            raise InvalidSettings("model", str(exc)) from None
     return SearchConfig.from_dict(data)
+
+
+def _positive_number(data: dict[str, Any], name: str) -> None:
+    if name in data:
+        try:
+            value = float(data[name])
+        except (TypeError, ValueError):
+            raise InvalidSettings(name, "must be a number") from None
+        if not value > 0 or value != value or value == float("inf"):
+            raise InvalidSettings(name, "must be a positive number")
+        data[name] = value
 
 
 def check_with_runner(reference: str, device: str) -> dict[str, Any]:

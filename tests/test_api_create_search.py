@@ -57,9 +57,11 @@ def test_it_names_what_a_reference_misses(owner_client):
 
 
 @pytest.mark.parametrize(("field", "value"), [("rounds", 0), ("rounds", 10_000), ("proposer", "nonsense"),
-                                              ("device", "tpu"), ("tolerance", -1.0)])
+                                              ("device", "tpu"), ("tolerance", -1.0),
+                                              ("max_candidates", 0), ("max_cost_usd", -1.0),
+                                              ("max_wall_s", 0.0), ("model", "no_such_idea")])
 def test_it_rejects_settings_out_of_range_and_names_the_field(owner_client, field, value):
-    response = post(owner_client, {"reference": SOFTMAX_REFERENCE, field: value})
+    response = post(owner_client, {"reference": SOFTMAX_REFERENCE, "proposer": "builtin", field: value})
     assert response.status_code == 422
     assert response.json()["field"] == field
 

@@ -55,6 +55,25 @@ def test_it_runs_a_search_and_writes_the_best_kernel_with_a_json_summary(files, 
     assert "round 1" in tree and "correct" in tree and "incorrect" in tree
 
 
+def test_a_candidate_budget_stops_the_search_cleanly_with_its_best(files, owner):
+    ref, script, out = files
+    stdout = StringIO()
+    call_command("optimize", str(ref), "--proposer", "scripted", "--model", str(script), "--rounds", "1",
+                 "--ideas", "1", "--impls", "2", "--device", "cpu", "--no-library", "--user", "owner",
+                 "--max-candidates", "1", "--json", stdout=stdout)
+    summary = json.loads(stdout.getvalue())
+    assert summary["status"] == "finished" and summary["candidates"] == 1
+    assert "max_candidates" in (summary["reason"] or "") or "candidates" in (summary["reason"] or "")
+    assert summary["best_node"] is not None  # the one evaluated kernel, correct and faster
+
+
+def test_it_refuses_a_budget_out_of_range_and_names_the_flag(files, db):
+    ref, script, _ = files
+    with pytest.raises(CommandError, match="--max-cost"):
+        call_command("optimize", str(ref), "--proposer", "scripted", "--model", str(script),
+                     "--device", "cpu", "--max-cost", "-2")
+
+
 def test_it_refuses_a_reference_with_a_syntax_error_and_says_where(tmp_path, db):
     ref = tmp_path / "broken.py"
     ref.write_text("import torch\nclass Model(:\n    pass\n")

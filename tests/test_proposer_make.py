@@ -60,3 +60,10 @@ def test_builtin_needs_no_key():
         pytest.skip("the built-in proposer is not there yet")
     proposer = make_proposer(SearchConfig(proposer="builtin", device="cpu"), {})
     assert hasattr(proposer, "propose_ideas") and hasattr(proposer, "implement")
+
+
+def test_builtin_offers_optional_ideas_named_as_its_model():
+    proposer = make_proposer(SearchConfig(proposer="builtin", device="cpu", model="torch_compile_cpu"), {})
+    assert proposer.extra_ideas == {"torch_compile_cpu"}
+    with pytest.raises(ValueError, match="no optional idea 'fastest'"):
+        make_proposer(SearchConfig(proposer="builtin", device="cpu", model="fastest"), {})

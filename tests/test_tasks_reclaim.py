@@ -36,6 +36,19 @@ def test_a_stale_running_search_is_claimed_once(running_search):
     assert running_search.resumes == 1 and running_search.status == "running"
 
 
+def test_a_search_that_keeps_killing_its_worker_fails_after_the_last_resume(running_search, settings):
+    settings.SEARCH_MAX_RESUMES = 2
+    for claim in (1, 2):
+        make_stale(running_search)
+        assert reclaim_stale() == [(running_search.id, claim)]
+    make_stale(running_search)
+    assert reclaim_stale() == []
+    running_search.refresh_from_db()
+    assert running_search.status == "failed" and "died 3 times" in running_search.status_reason
+    last = SearchEvent.objects.filter(search=running_search).order_by("-id").first()
+    assert last.kind == "search_status" and last.payload["status"] == "failed"
+
+
 def test_a_fresh_heartbeat_is_not_reclaimed(running_search, settings):
     settings.SEARCH_STALE_AFTER_S = 120
     make_stale(running_search, seconds=30)

@@ -45,6 +45,20 @@ def _anthropic(model: str, keys: Mapping[str, str]) -> Proposer:
     return AnthropicProposer(model, api_key=api_key, base_url=_key(keys, "ANTHROPIC_BASE_URL") or None)
 
 
+def builtin_extra_ideas(model: str) -> list[str]:
+    """For the built-in proposer, `model` names the catalogue ideas that are off by default to
+    offer too, comma-separated (e.g. "torch_compile"). Raises ValueError for an unknown one."""
+    from search.proposers.builtin.catalogue import load_catalogue
+
+    wanted = [k.strip() for k in (model or "").split(",") if k.strip()]
+    optional = sorted(spec.key for spec in load_catalogue() if not spec.default)
+    unknown = [k for k in wanted if k not in optional]
+    if unknown:
+        raise ValueError(f"the built-in proposer has no optional idea {unknown[0]!r} "
+                         f"(it offers: {', '.join(optional)})")
+    return wanted
+
+
 def make_proposer(config: SearchConfig, keys: Mapping[str, str], *, rng: random.Random | None = None) -> Proposer:
     """The proposer a search's settings ask for.
 
@@ -57,7 +71,7 @@ def make_proposer(config: SearchConfig, keys: Mapping[str, str], *, rng: random.
     if kind == "builtin":
         from search.proposers.builtin import BuiltinProposer  # written separately; imported late
 
-        return BuiltinProposer(device=config.device)
+        return BuiltinProposer(device=config.device, extra_ideas=builtin_extra_ideas(config.model))
     if kind == "openai":
         return _openai(config.model, keys)
     if kind == "anthropic":

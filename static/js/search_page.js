@@ -5,6 +5,7 @@ import { TreeView } from "./tree.js";
 import { NodePanel } from "./panel.js";
 import { drawChart } from "./chart.js";
 import { drawLineage } from "./lineage.js";
+import { drawCategories } from "./categories.js";
 
 const page = JSON.parse(document.getElementById("page-data").textContent);
 const state = createState();
@@ -70,6 +71,7 @@ function schedule() {
     drawChart($("chart"), bestByRound(state, page.rounds));
     const best = bestNode(state);
     drawLineage($("lineage"), state, best ? best.id : null, select);
+    drawCategories($("categories"), state);
   });
 }
 

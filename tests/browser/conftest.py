@@ -67,7 +67,8 @@ def kernelweb_server(tmp_path_factory, runner_cache) -> Iterator[LiveServer]:
     env.update({
         "KERNELWEB_DATA_DIR": str(data), "KERNELWEB_LOCAL": "1", "DEBUG": "0", "HOST": "127.0.0.1",
         "PORT": str(port), "RUNNER_DEVICE": "cpu", "KERNELWEB_PROPOSER": "builtin", "HUEY_WORKERS": "1",
-        "RUNNER_CACHE_DIR": str(runner_cache),  # builds shared with the other tests "PYTHONUNBUFFERED": "1",
+        "RUNNER_CACHE_DIR": str(runner_cache),  # builds shared with the other tests
+        "PYTHONUNBUFFERED": "1",
     })
     log = data / "server.log"
     with log.open("w") as out:
@@ -84,6 +85,26 @@ def kernelweb_server(tmp_path_factory, runner_cache) -> Iterator[LiveServer]:
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+
+
+@pytest.fixture(scope="session")
+def public_server(kernelweb_server) -> Iterator[LiveServer]:
+    """A second web server on the same database with accounts required (single-user mode off):
+    what a visitor without an account sees."""
+    port = free_port()
+    env = {**kernelweb_server.env, "KERNELWEB_LOCAL": "0", "SECRET_KEY": "public-server-" + "x" * 40,
+           "SECURE_COOKIES": "0", "PORT": str(port)}
+    log = kernelweb_server.log.with_name("public-server.log")
+    with log.open("w") as out:
+        process = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+                                    "kernelweb.asgi:application"], cwd=ROOT, env=env, stdout=out,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_for(f"http://127.0.0.1:{port}/accounts/login/", process, log)
+        yield LiveServer(f"http://127.0.0.1:{port}", env, log)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 @pytest.fixture(scope="session")

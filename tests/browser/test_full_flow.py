@@ -24,7 +24,7 @@ def runner_present() -> bool:
 
 
 @pytest.mark.skipif(not runner_present(), reason="the runner (gpurunner.api) is not installed")
-def test_paste_start_watch_open_download_share(page, chromium, kernelweb_server, tmp_path):
+def test_paste_start_watch_open_download_share(page, chromium, kernelweb_server, public_server, tmp_path):
     url = kernelweb_server.url
     page.goto(url + "/")
     page.click(f'[data-example="{EXAMPLE}"]')
@@ -82,14 +82,18 @@ def test_paste_start_watch_open_download_share(page, chromium, kernelweb_server,
                           cwd=tmp_path)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
 
-    # Share, then open the public page in a fresh browser context.
+    # Share, then open the public page logged out: a fresh browser context on a server of the
+    # same database that requires accounts, where this visitor has none.
     page.click("#share")
     share_url = page.input_value("#share-url")
     assert "/s/" in share_url
+    public_share_url = share_url.replace(url, public_server.url)
     context = chromium.new_context()
     try:
         public = context.new_page()
-        public.goto(share_url)
+        public.goto(public_server.url + search_path)
+        assert "/accounts/login/" in public.url  # the search itself is the owner's alone
+        public.goto(public_share_url)
         public.wait_for_selector("#tree .node.kind-kernel.best")
         assert public.locator("#best-kernel .hl").count() == 1
         assert public.locator("#cancel, #share, #revoke").count() == 0

@@ -52,6 +52,9 @@ def test_the_tree_draws_and_a_node_opens_with_code_and_diff(page, kernelweb_serv
     assert page.locator("#tree .edge.best").count() == 2
     assert page.inner_text("#stat-speedup") == "1.50×"
     assert page.locator("#lineage li[data-id]").count() == 2
+    # Which kinds of idea paid off: the memory idea's kernel reached 1.5x, one of its two correct.
+    memory = page.locator('#categories li[data-category="memory"]')
+    assert memory.count() == 1 and "1.50×" in memory.inner_text() and "1/2" in memory.inner_text()
     page.locator("#tree .node.best.kind-kernel").click()
     page.wait_for_selector("#panel-source .hl")
     assert page.locator("#panel-diff .gi").count() > 0

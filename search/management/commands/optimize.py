@@ -112,6 +112,12 @@ class Command(BaseCommand):
         parser.add_argument("--tolerance", type=float, default=None)
         parser.add_argument("--policy", choices=services.POLICIES, default=None)
         parser.add_argument("--strategy", choices=services.STRATEGIES, default=None)
+        parser.add_argument("--max-candidates", type=int, default=None,
+                            help="budget: stop after this many evaluated candidates")
+        parser.add_argument("--max-cost", type=float, default=None,
+                            help="budget: stop once model calls have cost this many US dollars")
+        parser.add_argument("--max-minutes", type=float, default=None,
+                            help="budget: stop after this much wall-clock time")
         parser.add_argument("--no-library", action="store_true", help="do not start from kept kernels")
         parser.add_argument("--user", default=None, help="owner of the search (default: the local user)")
         parser.add_argument("--out", default=None, help="write the best kernel here as a ModelNew file")
@@ -126,7 +132,9 @@ class Command(BaseCommand):
         settings = {"proposer": opts["proposer"], "model": opts["model"], "rounds": opts["rounds"],
                     "ideas_per_round": opts["ideas"], "impls_per_idea": opts["impls"],
                     "seeds_per_round": opts["seeds"], "device": opts["device"], "tolerance": opts["tolerance"],
-                    "policy": opts["policy"], "strategy": opts["strategy"]}
+                    "policy": opts["policy"], "strategy": opts["strategy"],
+                    "max_candidates": opts["max_candidates"], "max_cost_usd": opts["max_cost"],
+                    "max_wall_s": opts["max_minutes"] * 60 if opts["max_minutes"] else None}
         if opts["no_library"]:
             settings["use_library"] = False
         self.stdout.ending = ""  # the printer ends its own lines (and redraws the bar in place)
@@ -140,7 +148,9 @@ class Command(BaseCommand):
             where = f"{path}:{exc.line}: " if exc.line else f"{path}: "
             raise CommandError(where + exc.message) from None
         except services.InvalidSettings as exc:
-            raise CommandError(f"--{exc.field}: {exc.message}") from None
+            flag = {"ideas_per_round": "ideas", "impls_per_idea": "impls", "seeds_per_round": "seeds",
+                    "max_cost_usd": "max-cost", "max_wall_s": "max-minutes"}.get(exc.field, exc.field)
+            raise CommandError(f"--{flag.replace('_', '-')}: {exc.message}") from None
         search = services.create_search(owner, reference, config, info, title=path.name)
         printer = TreePrinter(stream, config.rounds * config.ideas_per_round * config.impls_per_idea)
         stream.write(f"search {search.id}: {search.problem.name} "

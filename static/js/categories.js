@@ -1,0 +1,43 @@
+// Which kinds of idea paid off: per optimization category (the study's six), how many ideas
+// were tried, how many of their kernels were correct, and the best speedup they reached.
+const LABELS = {
+  memory: "Memory access",
+  async: "Asynchronous operations and latency hiding",
+  precision: "Data type and precision",
+  compute: "Computation and instructions",
+  parallelism: "Parallelism and occupancy",
+  control_flow: "Control flow and loops",
+};
+
+const FINAL_KERNEL = new Set(["correct", "incorrect", "compile_error", "runtime_error", "timeout", "rejected", "failed"]);
+
+export function categoryRows(state) {
+  const rows = new Map();
+  for (const n of state.nodes.values()) {
+    if (n.kind !== "idea") continue;
+    const key = n.category || "other";
+    if (!rows.has(key)) rows.set(key, { key, label: LABELS[key] || "Uncategorised", ideas: 0, kernels: 0, correct: 0, best: null });
+    const row = rows.get(key);
+    row.ideas += 1;
+    for (const id of state.children.get(n.id) || []) {
+      const k = state.nodes.get(id);
+      if (!k || k.kind !== "kernel" || !FINAL_KERNEL.has(k.status)) continue;
+      row.kernels += 1;
+      if (k.status === "correct") {
+        row.correct += 1;
+        if (k.speedup != null && (row.best == null || k.speedup > row.best)) row.best = k.speedup;
+      }
+    }
+  }
+  return [...rows.values()].sort((a, b) => (b.best ?? 0) - (a.best ?? 0) || b.ideas - a.ideas);
+}
+
+export function drawCategories(list, state) {
+  const rows = categoryRows(state);
+  if (!rows.length) { list.innerHTML = '<li class="muted">No ideas yet.</li>'; return; }
+  const head = '<li class="head"><span>category</span><span>ideas</span><span>correct</span><span>best</span></li>';
+  list.innerHTML = head + rows.map((r) =>
+    `<li data-category="${r.key}"><span>${r.label}</span><span class="num">${r.ideas}</span>` +
+    `<span class="num">${r.correct}/${r.kernels}</span>` +
+    `<span class="num">${r.best != null ? r.best.toFixed(2) + "×" : "—"}</span></li>`).join("");
+}
