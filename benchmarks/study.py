@@ -52,6 +52,8 @@ GOALS = {
 
 def goal_text(name: str, row: dict) -> str:
     """'met' or what is missing, from the goals above."""
+    if name not in GOALS:
+        return "—"
     eager, compiled, roofline = GOALS[name]
     missing = []
     if (row.get("speedup") or 0.0) < eager:
@@ -145,6 +147,8 @@ def main() -> None:
     parser.add_argument("--deadline", type=float, default=None,
                         help="total seconds for every problem; what is left is shared among those still to run")
     parser.add_argument("--only", default="", help="comma-separated file names from examples/study")
+    parser.add_argument("--problems", nargs="*", type=Path, default=[],
+                        help="other reference files to search instead (no goals)")
     parser.add_argument("--out", type=Path, help="write the Markdown table here")
     parser.add_argument("--json", type=Path, help="write every result here")
     args = parser.parse_args()
@@ -153,15 +157,17 @@ def main() -> None:
                           tolerance=args.tolerance, use_library=False, trials=args.trials,
                           max_wall_s=args.wall)
     only = set(filter(None, args.only.split(",")))
-    chosen = [(label, name) for label, name in PROBLEMS if not only or name in only]
+    chosen = [(label, ROOT / "examples" / "study" / name) for label, name in PROBLEMS if not only or name in only]
+    if args.problems:
+        chosen = [(path.stem, path.resolve()) for path in args.problems]
     rows = []
     started = time.monotonic()
-    for index, (label, name) in enumerate(chosen):
+    for index, (label, path) in enumerate(chosen):
         if args.deadline is not None:
             # Margin for validating the reference and for the batch that crosses the budget.
             share = (args.deadline - (time.monotonic() - started)) / (len(chosen) - index) * 0.6
             config.max_wall_s = max(20.0, min(share, args.wall or share))
-        row = run_problem(label, ROOT / "examples" / "study" / name, config)
+        row = run_problem(label, path, config)
         rows.append(row)
         print(json.dumps({k: v for k, v in row.items() if k != "kernels"}), flush=True)
         if args.json:  # written after every problem: a cut-off run keeps what it finished

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 
 from search.engine import run_search
@@ -45,6 +47,13 @@ def ctx():
 
 def parent():
     return Node(kind="reference", round=0, key="ref", source=REFERENCE)
+
+
+def unused_port() -> int:
+    """A local port with nothing listening on it: bound to learn a free one, then closed."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def test_it_reads_ideas_and_records_tokens_and_cost(server, proposer, ctx):
@@ -130,6 +139,15 @@ def test_a_timeout_is_retried_then_recorded(server, ctx):
     [impl] = slow.implement(ctx, parent(), Idea("Fuse.", "memory"), 1)
     assert impl.error == "the model server timed out (gave up after 2 tries)"
     assert len(server.seen) == 2
+
+
+def test_a_refused_connection_is_a_clear_failure(ctx):
+    nowhere = OpenAIProposer("gpt-4.1", api_key="sk-test", base_url=f"http://127.0.0.1:{unused_port()}/v1",
+                             timeout_s=2, backoff_s=0, tries=2)
+    with pytest.raises(ProposerError, match=r"could not reach the model server.*gave up after 2 tries"):
+        nowhere.propose_ideas(ctx, 2)
+    [impl] = nowhere.implement(ctx, parent(), Idea("Fuse.", "memory"), 1)
+    assert impl.source == "" and impl.error.startswith("could not reach the model server: Connection error")
 
 
 def test_a_search_records_model_failures_on_nodes_and_finishes(server, proposer):

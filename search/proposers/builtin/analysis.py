@@ -10,11 +10,15 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from search.proposers.builtin.expression import Chain, read_chain
+
 # Patterns the built-in proposer knows; anything else is "generic" (framework ideas only).
 PATTERNS = (
     "matmul", "conv", "conv_relu_maxpool", "softmax", "log_softmax", "softmax_manual",
-    "layernorm", "rmsnorm_manual", "generic",
+    "layernorm", "rmsnorm_manual", "elementwise", "reduction", "generic",
 )
+# Reductions the reduce templates compute, by the name the forward calls (and the op code).
+REDUCTIONS = {"sum": 0, "mean": 1, "amax": 2, "amin": 3, "max": 2, "min": 3}
 
 _SOFTMAX = {"softmax", "log_softmax"}
 _CONV_MODULES = {"Conv2d"}
@@ -36,6 +40,7 @@ class ProblemShape:
     dim: int | None = None  # reduction dimension, normalized to be >= 0 when the rank is known
     attrs: dict[str, str] = field(default_factory=dict)  # role -> attribute name (conv, pool, norm, weight, eps)
     eps: float | None = None
+    chain: Chain | None = None  # the forward as C, for the elementwise pattern
 
     @property
     def rank(self) -> int | None:
@@ -103,6 +108,8 @@ def analyze(reference: str, info: dict[str, Any] | None = None) -> ProblemShape:
         _read_init(methods["__init__"], shape)
     if "forward" in methods:
         _classify_forward(methods["forward"], shape)
+        if shape.pattern == "generic":
+            _classify_elementwise_or_reduction(methods["forward"], _self_constants(tree, model), shape)
     _normalize_dim(shape)
     if shape.pattern == "layernorm":
         shape.attrs.setdefault("norm_dims", str(_layernorm_dims(tree, model, shape)))
@@ -235,6 +242,100 @@ def _classify_forward(fn: ast.FunctionDef, shape: ProblemShape) -> None:
         if shape.params:
             shape.attrs["weight"] = shape.params[0]
         return
+
+
+def _classify_elementwise_or_reduction(fn: ast.FunctionDef, constants: dict[str, Any],
+                                       shape: ProblemShape) -> None:
+    """An elementwise chain over same-shape float32 inputs, or one reduction over a constant
+    dimension of a single input."""
+    numbers = {k: float(v) for k, v in constants.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+    chain = read_chain(fn, numbers)
+    same_shapes = bool(shape.input_shapes) and all(s == shape.input_shapes[0] for s in shape.input_shapes)
+    if (chain is not None and same_shapes and len(shape.input_shapes) == len(chain.inputs) and shape.fp32
+            and shape.output_shapes in ([], [shape.input_shapes[0]])):
+        shape.pattern = "elementwise"
+        shape.chain = chain
+        return
+    reduction = _read_reduction(fn, constants)
+    if reduction is not None and len(shape.input_shapes) <= 1 and shape.fp32:
+        op, dim, keepdim = reduction
+        shape.pattern = "reduction"
+        shape.dim = dim
+        shape.attrs.update(reduce_op=op, keepdim=str(keepdim))
+
+
+def _read_reduction(fn: ast.FunctionDef, constants: dict[str, Any]) -> tuple[str, int, bool] | None:
+    """(op, dim, keepdim) when the forward returns one reduction of its one argument:
+    torch.sum(x, dim=d), x.mean(d, keepdim=True), torch.amax(x, dim), torch.max(x, dim=d)[0] or
+    .values; dim a constant or a numeric attribute set in __init__."""
+    args = [a.arg for a in fn.args.args[1:]]
+    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(args) != 1 or len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return None
+    node = body[0].value
+    wants_values = False
+    if isinstance(node, ast.Subscript) and _const_int(node.slice) == 0:
+        node, wants_values = node.value, True
+    elif isinstance(node, ast.Attribute) and node.attr == "values":
+        node, wants_values = node.value, True
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return None
+    name = node.func.attr
+    owner = _dotted(node.func.value)
+    operands = list(node.args) if owner in ("torch",) else [node.func.value, *node.args]
+    if name not in REDUCTIONS or not operands or not (isinstance(operands[0], ast.Name) and operands[0].id == args[0]):
+        return None
+    if (name in ("max", "min")) != wants_values:
+        return None  # max/min without a dim (or amax with [0]) is another computation
+    kw = {k.arg: k.value for k in node.keywords if k.arg}
+    if set(kw) - {"dim", "keepdim"}:
+        return None
+    dim_node = kw.get("dim", operands[1] if len(operands) > 1 else None)
+    keep_node = kw.get("keepdim", operands[2] if len(operands) > 2 else None)
+    dim = _value(dim_node, constants)
+    keepdim = _value(keep_node, constants) if keep_node is not None else False
+    if not isinstance(dim, int) or isinstance(dim, bool) or not isinstance(keepdim, bool):
+        return None
+    return name, dim, keepdim
+
+
+def _value(node: ast.AST | None, constants: dict[str, Any]) -> Any:
+    """A constant, or the value of a `self.` attribute set from a constant in __init__."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return constants.get(node.attr)
+    if isinstance(node, ast.Constant):
+        return node.value
+    return _const_int(node)
+
+
+def _self_constants(tree: ast.Module, model: ast.ClassDef) -> dict[str, Any]:
+    """`self.<name>` attributes __init__ sets to a literal, or to a constructor argument whose
+    value get_init_inputs() (or the argument's default) gives as a literal."""
+    init = next((f for f in model.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+    if init is None:
+        return {}
+    params = [a.arg for a in init.args.args[1:]]
+    values = dict(zip(params, _init_input_values(tree), strict=False))
+    defaults = init.args.defaults
+    for name, default in zip(params[len(params) - len(defaults):], defaults, strict=True):
+        if values.get(name) is None and isinstance(default, ast.Constant):
+            values[name] = default.value
+    out: dict[str, Any] = {}
+    for stmt in ast.walk(init):
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+            continue
+        target = _dotted(stmt.targets[0])
+        if not target.startswith("self."):
+            continue
+        if isinstance(stmt.value, ast.Name) and values.get(stmt.value.id) is not None:
+            out[target[5:]] = values[stmt.value.id]
+        elif isinstance(stmt.value, ast.Constant | ast.UnaryOp):
+            value = _value(stmt.value, {})
+            if isinstance(value, int | float | bool):
+                out[target[5:]] = value
+    return out
 
 
 def _has_matmult_operator(fn: ast.FunctionDef) -> bool:

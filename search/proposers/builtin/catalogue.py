@@ -81,6 +81,12 @@ def facts(shape: ProblemShape, tolerance: float) -> dict[str, Any]:
         "rows": shape.rows or "a few",
         "in_channels": inputs[0][1] if inputs and len(inputs[0]) == 4 else "few",
         "fn": "log_softmax" if shape.pattern == "log_softmax" else "softmax",
+        "nops": len(shape.chain.ops) if shape.chain else 0,
+        "ops": ", ".join(dict.fromkeys(shape.chain.ops)) if shape.chain else "",
+        "ninputs": len(shape.chain.inputs) if shape.chain else len(inputs),
+        "reduce_op": {"amax": "max", "amin": "min"}.get(shape.attrs.get("reduce_op", ""),
+                                                       shape.attrs.get("reduce_op", "reduction")),
+        "dim": shape.dim if shape.dim is not None else "?",
     }
 
 

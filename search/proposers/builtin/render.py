@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from string import Template
 
-from search.proposers.builtin.analysis import ProblemShape
+from search.proposers.builtin.analysis import REDUCTIONS, ProblemShape
 from search.proposers.builtin.recipe import Recipe
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -26,6 +26,10 @@ _TITLES = {
     "cuda_softmax_online": "Online row softmax, one block per row (NVRTC)",
     "cuda_rownorm_split": "Normalization with rows split across blocks, three passes (NVRTC)",
     "cuda_conv": "Convolution (cuDNN, space-to-depth or an im2col tensor-core GEMM) with a fused NVRTC epilogue",
+    "cuda_elementwise": "The elementwise chain fused into one kernel: one read per input, one write (NVRTC)",
+    "cpu_elementwise": "The elementwise chain fused into one C++ loop (elements across cores)",
+    "cuda_reduce": "The reduction in one kernel that reads each element once (NVRTC)",
+    "cpu_reduce": "The reduction in one C++ pass (slices across cores)",
 }
 
 
@@ -130,7 +134,7 @@ def _render_core(recipe: Recipe, shape: ProblemShape) -> str:
     if core == "library_rms_norm":
         return tmpl.substitute(weight=_weight_expr(shape), eps=_eps_expr(shape))
     if core == "cpu_softmax":
-        cpp = template_text("cpu_softmax.cpp")
+        cpp = template_text("cpu_fast_math.h") + template_text("cpu_softmax.cpp")
         return tmpl.substitute(cpp=cpp, digest=_digest(cpp, str(CPU_CFLAGS)), cflags=repr(CPU_CFLAGS),
                                fn=fn, grain=int(p.get("grain", 16)), log=shape.pattern == "log_softmax",
                                threads=int(p.get("threads", 0)), lanes=int(p.get("lanes", 16)),
@@ -166,7 +170,48 @@ def _render_core(recipe: Recipe, shape: ProblemShape) -> str:
                                s2d_dtype=f"torch.{dtype}" if dtype else "torch.float32",
                                vec=int(p.get("vec", 1)), cuda=template_text("cuda_relu_maxpool.cu"),
                                s2d_cuda=template_text("cuda_space_to_depth.cu"))
+    if core in ("cuda_elementwise", "cpu_elementwise"):
+        return _render_elementwise(tmpl, core, p, shape)
+    if core in ("cuda_reduce", "cpu_reduce"):
+        _need(shape.pattern == "reduction" and shape.dim is not None and shape.dim >= 0,
+              "the forward is not one reduction over a known dimension")
+        common = {"dim": shape.dim, "op": REDUCTIONS[shape.attrs["reduce_op"]],
+                  "keepdim": shape.attrs.get("keepdim") == "True"}
+        if core == "cuda_reduce":
+            return tmpl.substitute(threads=int(p.get("threads", 256)), split=int(p.get("split", 4)),
+                                   cuda=template_text("cuda_reduce.cu"), **common)
+        cpp = template_text("cpu_reduce.cpp")
+        return tmpl.substitute(cpp=cpp, digest=_digest(cpp, str(CPU_CFLAGS)), cflags=repr(CPU_CFLAGS),
+                               grain=int(p.get("grain", 1)), **common)
     raise ValueError(f"unknown core {core!r}")
+
+
+def _render_elementwise(tmpl: Template, core: str, p: dict, shape: ProblemShape) -> str:
+    chain = shape.chain
+    _need(chain is not None, "the forward is not an elementwise chain")
+    assert chain is not None
+    n = len(chain.inputs)
+    fn_params = ", ".join(f"float v{i}" for i in range(n))
+    statements = "\n".join("    " + st for st in chain.statements)
+    scalar = ", ".join(f"in{i}[i]" for i in range(n))
+    if core == "cuda_elementwise":
+        return tmpl.substitute(
+            threads=int(p.get("threads", 256)), vec=int(p.get("vec", 4)), arity=n,
+            fn_params=fn_params, statements=statements, result=chain.result, scalar=scalar,
+            kernel_params=" ".join(f"const float* __restrict__ in{i}," for i in range(n)),
+            load4=" ".join(f"const float4 a{i} = *reinterpret_cast<const float4*>(in{i} + i);" for i in range(n)),
+            lane=", ".join(f"a{i}.c" for i in range(n)), cuda=template_text("cuda_elementwise.cu"))
+    # The C++ loop takes the vectorizable exponentials of cpu_fast_math.h.
+    fused = (f"static inline float fused_op({fn_params}) {{\n{statements}\n    return {chain.result};\n}}\n"
+             .replace("expf(", "fast_exp(").replace("tanhf(", "fast_tanh(")
+             .replace("fmaxf(", "fast_max(").replace("fminf(", "fast_min("))
+    loop = "\n    ".join([f"const float* in{i} = in[{i}];" for i in range(n)]
+                         + [f"for (int64_t i = begin; i < end; ++i) out[i] = fused_op({scalar});"])
+    body = (template_text("cpu_elementwise.cpp").replace("#include <vector>\n", "#include <vector>\n\n" + fused, 1)
+            .replace("FUSED_LOOP", loop))
+    cpp = template_text("cpu_fast_math.h") + body
+    return tmpl.substitute(cpp=cpp, digest=_digest(cpp, str(CPU_CFLAGS)), cflags=repr(CPU_CFLAGS),
+                           grain=int(p.get("grain", 32768)), arity=n)
 
 
 def _need(condition: bool, why: str) -> None:

@@ -21,6 +21,10 @@ GRIDS: dict[str, dict[str, list[Any]]] = {
     "cuda_conv": {"vec": [1, 2, 4, 8]},
     "cpu_softmax": {"threads": [0, 1, 2], "grain": [4, 16, 64], "lanes": [8, 16, 32], "online": [False, True]},
     "cpu_rownorm": {"threads": [0, 1, 2], "grain": [2, 8, 32]},
+    "cuda_elementwise": {"threads": [128, 256, 512, 1024], "vec": [1, 4]},
+    "cpu_elementwise": {"grain": [4096, 32768, 262144]},
+    "cuda_reduce": {"threads": [128, 256, 512, 1024], "split": [1, 4, 8]},
+    "cpu_reduce": {"grain": [1, 4, 16]},
 }
 DEFAULTS: dict[str, dict[str, Any]] = {
     "cuda_softmax_online": {"threads": 1024},
@@ -28,11 +32,15 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "cuda_conv": {"vec": 1},
     "cpu_softmax": {"threads": 0, "grain": 16, "lanes": 16, "online": False},
     "cpu_rownorm": {"threads": 0, "grain": 8},
+    "cuda_elementwise": {"threads": 256, "vec": 4},
+    "cpu_elementwise": {"grain": 32768},
+    "cuda_reduce": {"threads": 256, "split": 4},
+    "cpu_reduce": {"grain": 1},
 }
 # What changing a parameter is about, in the study's categories.
 PARAM_CATEGORY = {"threads": "parallelism", "cluster": "parallelism", "grain": "parallelism",
                   "items": "memory", "vec": "memory", "lanes": "compute", "online": "control_flow",
-                  "reverse": "memory"}
+                  "reverse": "memory", "split": "parallelism"}
 # Parameters retuned together, each group with what it sets in words; a kernel's groups are
 # retuned one at a time, the others held at the fastest setting measured.
 GROUPS: dict[str, list[tuple[tuple[str, ...], str]]] = {
@@ -46,6 +54,11 @@ GROUPS: dict[str, list[tuple[tuple[str, ...], str]]] = {
     "cpu_softmax": [(("threads", "grain"), "thread count and rows per task"),
                     (("lanes", "online"), "vector width and one- or two-pass schedule")],
     "cpu_rownorm": [(("threads", "grain"), "thread count and rows per task")],
+    "cuda_elementwise": [(("threads",), "block size"), (("vec",), "vector width (float4 loads and stores)")],
+    "cpu_elementwise": [(("grain",), "elements per task")],
+    "cuda_reduce": [(("threads",), "block size"),
+                    (("split",), "threads sharing each output of a reduction across rows")],
+    "cpu_reduce": [(("grain",), "slices per task")],
 }
 
 
@@ -122,7 +135,7 @@ def next_settings(core: str, current: dict[str, Any], measured: list[tuple[dict[
 
 def category_of_change(before: dict[str, Any], after: dict[str, Any]) -> str:
     """The study category of moving from one setting to another (the first parameter changed)."""
-    for key in ("online", "reverse", "threads", "cluster", "grain", "items", "vec", "lanes"):
+    for key in ("online", "reverse", "threads", "cluster", "split", "grain", "items", "vec", "lanes"):
         if key in after and before.get(key) != after.get(key):
             return PARAM_CATEGORY[key]
     return "parallelism"

@@ -11,25 +11,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+// fast_exp: cpu_fast_math.h, put in front of this file by the renderer.
 
-static inline float fast_exp(float x) {
-    // exp(x) = 2^n * e^r with |r| <= ln2/2; degree-6 polynomial, relative error ~2e-7.
-    // Rounding by truncation keeps the loop free of library calls, so it vectorizes.
-    x = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
-    const float t = x * 1.44269504088896341f;
-    const float n = static_cast<float>(static_cast<int32_t>(t + (t >= 0.0f ? 0.5f : -0.5f)));
-    float r = x - n * 0.693359375f + n * 2.12194440e-4f;
-    float p = 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-    float scale;
-    std::memcpy(&scale, &bits, sizeof(scale));
-    return p * scale;
-}
 
 // One row at LANES-wide vectors; compiled for several instruction sets, the best one is picked
 // when the library loads. A macro, not a template: target_clones does not apply to templates.
