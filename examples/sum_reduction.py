@@ -1,4 +1,4 @@
-"""Sum over the middle dimension of a (16, 256, 256) tensor, keeping it (KernelBench level 1 style)."""
+"""Sum over the middle dimension of a (64, 1024, 2048) tensor, keeping it (KernelBench level 1 style, larger)."""
 
 import torch
 import torch.nn as nn
@@ -15,9 +15,9 @@ class Model(nn.Module):
         return torch.sum(x, dim=self.dim, keepdim=True)
 
 
-batch_size = 16
-dim1 = 256
-dim2 = 256
+batch_size = 64
+dim1 = 1024
+dim2 = 2048
 reduce_dim = 1
 
 

@@ -26,10 +26,10 @@ _TITLES = {
     "cuda_softmax_online": "Online row softmax, one block per row (NVRTC)",
     "cuda_rownorm_split": "Normalization with rows split across blocks, three passes (NVRTC)",
     "cuda_conv": "Convolution (cuDNN, space-to-depth or an im2col tensor-core GEMM) with a fused NVRTC epilogue",
-    "cuda_elementwise": "The elementwise chain fused into one kernel: one read per input, one write (NVRTC)",
-    "cpu_elementwise": "The elementwise chain fused into one C++ loop (elements across cores)",
-    "cuda_reduce": "The reduction in one kernel that reads each element once (NVRTC)",
-    "cpu_reduce": "The reduction in one C++ pass (slices across cores)",
+    "cuda_elementwise": "Elementwise chain fused into one kernel: one read per input, one write (NVRTC)",
+    "cpu_elementwise": "Elementwise chain fused into one C++ loop (elements across cores)",
+    "cuda_reduce": "Reduction in one kernel that reads each element once (NVRTC)",
+    "cpu_reduce": "Reduction in one C++ pass (slices across cores)",
 }
 
 
