@@ -18,8 +18,9 @@ if ! "$VENV/bin/python" -c "import torch" 2>/dev/null; then
         $PIP install -q "torch==2.13.0"  # PyPI's Linux build carries CUDA
     else
         # No GPU: the CPU build (PyPI's Linux build would pull several GB of CUDA packages).
-        $PIP install -q "torch==2.13.0" --index-url https://download.pytorch.org/whl/cpu \
-            || $PIP install -q "torch==2.13.0"
+        # No retries: where that index is unreachable, fall through at once.
+        $PIP install -q --retries 0 --timeout 15 "torch==2.13.0" \
+            --index-url https://download.pytorch.org/whl/cpu || $PIP install -q "torch==2.13.0"
     fi
 fi
 if [ "${WITH_TEST:-0}" = "1" ]; then
