@@ -58,8 +58,9 @@ def test_the_fused_idea_comes_first_and_says_what_it_fuses():
 @pytest.mark.slow
 def test_fused_cpp_kernels_pass_the_runner_on_cpu(runner_cache):
     options = EvalOptions(device="cpu", trials=2, compile_baseline=False, cache_dir=str(runner_cache))
-    for name, prefix in (("swish_residual", "Fuse the forward's"), ("sum_middle_dim", "Compute the sum"),
-                         ("max_rows", "Compute the max")):
+    # The reduction over a middle dimension (the other path of the C++ reduction) is checked
+    # by benchmarks/builtin_candidates.py; each build here costs ~45 s of the suite on 2 cores.
+    for name, prefix in (("swish_residual", "Fuse the forward's"), ("max_rows", "Compute the max")):
         reference = reference_source(name)
         verdict = evaluate_batch(reference, [candidate_for(reference, prefix)], options)[0]
         assert verdict.verdict == "correct", (name, verdict.reason, verdict.error[-2000:])
