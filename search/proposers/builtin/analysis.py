@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from search.proposers.builtin.expression import Chain, read_chain
+from search.proposers.builtin.expression import Chain, dotted, read_chain
 
 # Patterns the built-in proposer knows; anything else is "generic" (framework ideas only).
 PATTERNS = (
@@ -116,29 +116,17 @@ def analyze(reference: str, info: dict[str, Any] | None = None) -> ProblemShape:
     return shape
 
 
-def _dotted(node: ast.AST) -> str:
-    """`torch.nn.functional.softmax` for an attribute chain, '' for anything else."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return ""
-
-
 def _read_init(init: ast.FunctionDef, shape: ProblemShape) -> None:
     for stmt in ast.walk(init):
         if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
             continue
-        target = _dotted(stmt.targets[0])
+        target = dotted(stmt.targets[0])
         if not target.startswith("self."):
             continue
         attr = target[5:]
         value = stmt.value
         if isinstance(value, ast.Call):
-            name = _dotted(value.func).rsplit(".", 1)[-1]
+            name = dotted(value.func).rsplit(".", 1)[-1]
             if name == "Parameter":
                 shape.params.append(attr)
             elif name and name[0].isupper():
@@ -157,7 +145,7 @@ def _calls_in_order(fn: ast.FunctionDef) -> list[tuple[str, ast.Call]]:
         for child in ast.iter_child_nodes(node):
             visit(child)
         if isinstance(node, ast.Call):
-            calls.append((_dotted(node.func), node))
+            calls.append((dotted(node.func), node))
 
     for stmt in fn.body:
         visit(stmt)
@@ -281,7 +269,7 @@ def _read_reduction(fn: ast.FunctionDef, constants: dict[str, Any]) -> tuple[str
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
         return None
     name = node.func.attr
-    owner = _dotted(node.func.value)
+    owner = dotted(node.func.value)
     operands = list(node.args) if owner in ("torch",) else [node.func.value, *node.args]
     if name not in REDUCTIONS or not operands or not (isinstance(operands[0], ast.Name) and operands[0].id == args[0]):
         return None
@@ -326,7 +314,7 @@ def _self_constants(tree: ast.Module, model: ast.ClassDef) -> dict[str, Any]:
     for stmt in ast.walk(init):
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
             continue
-        target = _dotted(stmt.targets[0])
+        target = dotted(stmt.targets[0])
         if not target.startswith("self."):
             continue
         if isinstance(stmt.value, ast.Name) and values.get(stmt.value.id) is not None:
@@ -356,7 +344,7 @@ def _layernorm_dims(tree: ast.Module, model: ast.ClassDef, shape: ProblemShape) 
         return 0
     param_names = [a.arg for a in init.args.args[1:]]
     for node in ast.walk(init):
-        if not (isinstance(node, ast.Call) and _dotted(node.func).endswith("LayerNorm")):
+        if not (isinstance(node, ast.Call) and dotted(node.func).endswith("LayerNorm")):
             continue
         arg = node.args[0] if node.args else next(
             (k.value for k in node.keywords if k.arg == "normalized_shape"), None)

@@ -112,7 +112,7 @@ def _call(node: ast.Call, names: dict[str, str], constants: dict[str, float], ch
     func = node.func
     if not isinstance(func, ast.Attribute):
         raise _NotElementwise("call")
-    owner = _dotted(func.value)
+    owner = dotted(func.value)
     # torch.relu(x) / F.relu(x): the tensor is the first argument; x.relu(): it is the owner.
     if owner in _NAMESPACES:
         operands = list(node.args)
@@ -177,7 +177,8 @@ def _literal(value: float) -> str:
     return f"{text}f" if ("e" in text or "." in text) else f"{text}.0f"
 
 
-def _dotted(node: ast.AST) -> str:
+def dotted(node: ast.AST) -> str:
+    """`torch.nn.functional.softmax` for an attribute chain, '' for anything else."""
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
