@@ -8,7 +8,8 @@ from search.engine.types import Idea, Node, ProposerError
 from search.proposers.anthropic_proposer import AnthropicProposer
 from tests.fakes.engine import kernel
 from tests.fakes.llm_server import Canned, FakeLLMServer, anthropic_reply
-from tests.test_proposer_openai import IDEAS, ctx, unused_port  # noqa: F401 - the shared context fixture
+from tests.fixtures.net import free_port
+from tests.test_proposer_openai import IDEAS, ctx  # noqa: F401 - the shared context fixture
 
 RATE_LIMITED = {"type": "error", "error": {"type": "rate_limit_error", "message": "Number of requests exceeded"}}
 OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
@@ -99,7 +100,7 @@ def test_each_implementation_is_its_own_call(server, proposer, ctx):  # noqa: F8
 
 
 def test_a_refused_connection_is_a_clear_failure(ctx):  # noqa: F811
-    nowhere = AnthropicProposer("claude-opus-4-5", api_key="sk-ant-test", base_url=f"http://127.0.0.1:{unused_port()}",
+    nowhere = AnthropicProposer("claude-opus-4-5", api_key="sk-ant-test", base_url=f"http://127.0.0.1:{free_port()}",
                                 timeout_s=2, backoff_s=0, tries=2)
     with pytest.raises(ProposerError, match=r"could not reach the model server.*gave up after 2 tries"):
         nowhere.propose_ideas(ctx, 2)

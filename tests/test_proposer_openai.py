@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 from search.engine import run_search
@@ -13,6 +11,7 @@ from search.proposers.openai_proposer import OpenAIProposer
 from search.proposers.scripted import ScriptedProposer
 from tests.fakes.engine import FakeEvaluator, kernel, two_round_script
 from tests.fakes.llm_server import Canned, FakeLLMServer, openai_reply
+from tests.fixtures.net import free_port
 from tests.test_engine_branching import REFERENCE
 
 IDEAS = """Here are my ideas:
@@ -47,13 +46,6 @@ def ctx():
 
 def parent():
     return Node(kind="reference", round=0, key="ref", source=REFERENCE)
-
-
-def unused_port() -> int:
-    """A local port with nothing listening on it: bound to learn a free one, then closed."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_it_reads_ideas_and_records_tokens_and_cost(server, proposer, ctx):
@@ -142,7 +134,7 @@ def test_a_timeout_is_retried_then_recorded(server, ctx):
 
 
 def test_a_refused_connection_is_a_clear_failure(ctx):
-    nowhere = OpenAIProposer("gpt-4.1", api_key="sk-test", base_url=f"http://127.0.0.1:{unused_port()}/v1",
+    nowhere = OpenAIProposer("gpt-4.1", api_key="sk-test", base_url=f"http://127.0.0.1:{free_port()}/v1",
                              timeout_s=2, backoff_s=0, tries=2)
     with pytest.raises(ProposerError, match=r"could not reach the model server.*gave up after 2 tries"):
         nowhere.propose_ideas(ctx, 2)
