@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import fields
 from typing import Any
 
@@ -94,13 +95,7 @@ def clean_config(raw: dict[str, Any] | None) -> SearchConfig:
     _bounded_int(data, "impls_per_idea", 1, django_settings.SEARCH_MAX_IMPLS)
     _bounded_int(data, "seeds_per_round", 1, 16)
     _bounded_int(data, "trials", 1, 50)
-    if "tolerance" in data:
-        try:
-            data["tolerance"] = float(data["tolerance"])
-        except (TypeError, ValueError):
-            raise InvalidSettings("tolerance", "must be a number") from None
-        if not 0 < data["tolerance"] <= 1:
-            raise InvalidSettings("tolerance", "must be above 0 and at most 1")
+    _positive_number(data, "tolerance", at_most=1.0)
     # Budgets: the search stops cleanly, with its best so far, at the first one reached.
     _bounded_int(data, "max_candidates", 1, 100_000)
     _positive_number(data, "max_cost_usd")
@@ -115,14 +110,15 @@ def clean_config(raw: dict[str, Any] | None) -> SearchConfig:
     return SearchConfig.from_dict(data)
 
 
-def _positive_number(data: dict[str, Any], name: str) -> None:
+def _positive_number(data: dict[str, Any], name: str, at_most: float = math.inf) -> None:
     if name in data:
         try:
             value = float(data[name])
         except (TypeError, ValueError):
             raise InvalidSettings(name, "must be a number") from None
-        if not value > 0 or value != value or value == float("inf"):
-            raise InvalidSettings(name, "must be a positive number")
+        if not 0 < value <= at_most or value == math.inf:  # NaN fails the comparison too
+            raise InvalidSettings(name, f"must be above 0 and at most {at_most:g}" if at_most < math.inf
+                                  else "must be a positive number")
         data[name] = value
 
 
