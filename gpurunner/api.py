@@ -26,6 +26,8 @@ from gpurunner.sandbox import Worker, WorkerResult, describe_exit
 
 REFERENCE_RUN_S = 900.0  # validation plus both baselines (torch.compile can take minutes)
 SPARE_WORKERS = 4  # workers importing torch ahead of the candidates that will need them
+# (cache dir, problem key) -> (monotonic time, eager timing) of the last eager timing taken here.
+_EAGER_TIMED: dict[tuple[str, str], tuple[float, dict[str, Any]]] = {}
 
 
 def timing_params(device: str) -> dict[str, Any]:
@@ -126,9 +128,6 @@ def prepare_problem(source: str, options: EvalOptions) -> tuple[Problem | None, 
         report = _retime_eager(source, options, cache_dir, key, seeds, timing_seeds, report)
     problem = Problem(source, key, report, seeds, timing_seeds, cache_dir)
     return problem, _reference_report(report, device)
-
-
-_EAGER_TIMED: dict[tuple[str, str], tuple[float, dict[str, Any]]] = {}
 
 
 def _retime_eager(source: str, options: EvalOptions, cache_dir: Path, key: str,

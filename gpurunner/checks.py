@@ -68,8 +68,7 @@ def compare_outputs(ref: list[torch.Tensor], out: list[torch.Tensor], atol: floa
             shape_msg.append(f"output {i} is {tuple(o.shape)} {o.dtype}, expected "
                              f"{tuple(r.shape)} {r.dtype}")
             continue
-        rd = _as_float(r.detach().to(device, non_blocking=False))
-        od = _as_float(o.detach().to(device, non_blocking=False))
+        rd, od = _as_float(r.detach().to(device)), _as_float(o.detach().to(device))
         ref_all_finite = bool(torch.isfinite(rd).all())
         if ref_all_finite and not bool(torch.isfinite(od).all()):
             finite_ok = False

@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 STOP_WAIT_S = 15.0
 
 
@@ -54,7 +53,7 @@ def main() -> int:
     except ImproperlyConfigured as exc:
         print(f"Refusing to start: {exc}", file=sys.stderr)
         return 2
-    if local and host not in LOCAL_HOSTS:
+    if local and host not in settings.LOOPBACK_HOSTS:
         print(f"Refusing to serve single-user mode on {host}: anyone reaching it would act as the local "
               "user. Set KERNELWEB_LOCAL=0 (and SECRET_KEY, ALLOWED_HOSTS) to serve with accounts.",
               file=sys.stderr)
