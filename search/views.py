@@ -17,6 +17,7 @@ from search.access import (
     searches_for_user,
     shared_node_or_404,
 )
+from search.engine.types import CATEGORIES
 from search.events import events_after
 from search.examples import list_examples
 from search.forms import NewSearchForm
@@ -94,6 +95,7 @@ def page_context(request: HttpRequest, search: Search, shared: bool) -> dict[str
         "started": search.started.isoformat() if search.started else None,
         "finished": search.finished.isoformat() if search.finished else None,
         "shared": shared,
+        "categories": CATEGORIES,  # the study's optimization categories, key -> label
         "events": events,
     }
     return {

@@ -1,27 +1,19 @@
-// Which kinds of idea paid off: per optimization category (the study's six), how many ideas
-// were tried, how many of their kernels were correct, and the best speedup they reached.
-const LABELS = {
-  memory: "Memory access",
-  async: "Asynchronous operations and latency hiding",
-  precision: "Data type and precision",
-  compute: "Computation and instructions",
-  parallelism: "Parallelism and occupancy",
-  control_flow: "Control flow and loops",
-};
+// Which kinds of idea paid off: per optimization category (the study's six, labelled as the
+// server names them), how many ideas were tried, how many of their finished kernels were
+// correct, and the best speedup they reached.
+import { PENDING } from "./state.js";
 
-const FINAL_KERNEL = new Set(["correct", "incorrect", "compile_error", "runtime_error", "timeout", "rejected", "failed"]);
-
-export function categoryRows(state) {
+export function categoryRows(state, labels) {
   const rows = new Map();
   for (const n of state.nodes.values()) {
     if (n.kind !== "idea") continue;
     const key = n.category || "other";
-    if (!rows.has(key)) rows.set(key, { key, label: LABELS[key] || "Uncategorised", ideas: 0, kernels: 0, correct: 0, best: null });
+    if (!rows.has(key)) rows.set(key, { key, label: labels[key] || "Uncategorised", ideas: 0, kernels: 0, correct: 0, best: null });
     const row = rows.get(key);
     row.ideas += 1;
     for (const id of state.children.get(n.id) || []) {
       const k = state.nodes.get(id);
-      if (!k || k.kind !== "kernel" || !FINAL_KERNEL.has(k.status)) continue;
+      if (!k || k.kind !== "kernel" || !k.status || PENDING.has(k.status)) continue;
       row.kernels += 1;
       if (k.status === "correct") {
         row.correct += 1;
@@ -32,8 +24,8 @@ export function categoryRows(state) {
   return [...rows.values()].sort((a, b) => (b.best ?? 0) - (a.best ?? 0) || b.ideas - a.ideas);
 }
 
-export function drawCategories(list, state) {
-  const rows = categoryRows(state);
+export function drawCategories(list, state, labels) {
+  const rows = categoryRows(state, labels);
   if (!rows.length) { list.innerHTML = '<li class="muted">No ideas yet.</li>'; return; }
   const head = '<li class="head"><span>category</span><span>ideas</span><span>correct</span><span>best</span></li>';
   list.innerHTML = head + rows.map((r) =>

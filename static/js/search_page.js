@@ -71,7 +71,7 @@ function schedule() {
     drawChart($("chart"), bestByRound(state, page.rounds));
     const best = bestNode(state);
     drawLineage($("lineage"), state, best ? best.id : null, select);
-    drawCategories($("categories"), state);
+    drawCategories($("categories"), state, page.categories || {});
   });
 }
 
