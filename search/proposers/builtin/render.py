@@ -135,13 +135,13 @@ def _render_core(recipe: Recipe, shape: ProblemShape) -> str:
         return tmpl.substitute(weight=_weight_expr(shape), eps=_eps_expr(shape))
     if core == "cpu_softmax":
         cpp = template_text("cpu_fast_math.h") + template_text("cpu_softmax.cpp")
-        return tmpl.substitute(cpp=cpp, digest=_digest(cpp, str(CPU_CFLAGS)), cflags=repr(CPU_CFLAGS),
+        return tmpl.substitute(**_cpp_build(cpp),
                                fn=fn, grain=int(p.get("grain", 16)), log=shape.pattern == "log_softmax",
                                threads=int(p.get("threads", 0)), lanes=int(p.get("lanes", 16)),
                                online=bool(p.get("online", False)))
     if core == "cpu_rownorm":
         cpp = template_text("cpu_rownorm.cpp")
-        return tmpl.substitute(cpp=cpp, digest=_digest(cpp, str(CPU_CFLAGS)), cflags=repr(CPU_CFLAGS),
+        return tmpl.substitute(**_cpp_build(cpp),
                                grain=int(p.get("grain", 8)), threads=int(p.get("threads", 0)),
                                **_norm_exprs(shape))
     if core == "cuda_softmax_rows":
@@ -181,7 +181,7 @@ def _render_core(recipe: Recipe, shape: ProblemShape) -> str:
             return tmpl.substitute(threads=int(p.get("threads", 256)), split=int(p.get("split", 4)),
                                    cuda=template_text("cuda_reduce.cu"), **common)
         cpp = template_text("cpu_reduce.cpp")
-        return tmpl.substitute(cpp=cpp, digest=_digest(cpp, str(CPU_CFLAGS)), cflags=repr(CPU_CFLAGS),
+        return tmpl.substitute(**_cpp_build(cpp),
                                grain=int(p.get("grain", 1)), **common)
     raise ValueError(f"unknown core {core!r}")
 
@@ -210,8 +210,13 @@ def _render_elementwise(tmpl: Template, core: str, p: dict, shape: ProblemShape)
     body = (template_text("cpu_elementwise.cpp").replace("#include <vector>\n", "#include <vector>\n\n" + fused, 1)
             .replace("FUSED_LOOP", loop))
     cpp = template_text("cpu_fast_math.h") + body
-    return tmpl.substitute(cpp=cpp, digest=_digest(cpp, str(CPU_CFLAGS)), cflags=repr(CPU_CFLAGS),
+    return tmpl.substitute(**_cpp_build(cpp),
                            grain=int(p.get("grain", 32768)), arity=n)
+
+
+def _cpp_build(cpp: str) -> dict[str, str]:
+    """The C++ core templates' build fields: the source, its extension name's hash, the flags."""
+    return {"cpp": cpp, "digest": _digest(cpp, str(CPU_CFLAGS)), "cflags": repr(CPU_CFLAGS)}
 
 
 def _need(condition: bool, why: str) -> None:
