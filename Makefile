@@ -20,7 +20,8 @@ run: install
 test: install
 	WITH_TEST=1 PYTHON=$(PYTHON) VENV=$(VENV) bash scripts/install.sh
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest -q
+	# Two workers, one test file each at a time (a file's fixtures and builds stay together).
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -7,6 +7,10 @@ candidate, compare it with the reference on fresh random inputs and time both (m
 it imports the reference in this process, which the product never does.
 
     python benchmarks/builtin_candidates.py examples/softmax_manual.py --device cpu
+    python benchmarks/builtin_candidates.py benchmarks/problems/mlp_gelu_layernorm.py --graph --only fuse_graph_cpp
+
+`--graph` gives the proposer the reference's captured graph (as the runner's report does), so
+the generated kernels from the graph are offered.
 """
 
 from __future__ import annotations
@@ -72,7 +76,7 @@ def retune_points(recipe: Recipe, shape) -> list[tuple[str, Recipe]]:
         return []
     base = tuning.settings_of(recipe.core, recipe.params, shape)
     out, seen = [], set()
-    for group, _ in tuning.GROUPS.get(recipe.core, []):
+    for group, _ in tuning.groups(recipe.core):
         for point in points:
             if any(point[k] != base[k] for k in point if k not in group):
                 continue
@@ -83,8 +87,9 @@ def retune_points(recipe: Recipe, shape) -> list[tuple[str, Recipe]]:
     return out
 
 
-def candidates(reference: str, device: str, tolerance: float, stacks: list[str], retune: bool = False):
-    shape = analyze(reference)
+def candidates(reference: str, device: str, tolerance: float, stacks: list[str], retune: bool = False,
+               info: dict | None = None):
+    shape = analyze(reference, info)
     specs = {spec.key: spec for spec in load_catalogue()}
     for stack in stacks:
         recipe = Recipe()
@@ -122,6 +127,7 @@ def main() -> None:
     parser.add_argument("--retune", action="store_true",
                         help="also time each stack's core over its tuning grid, one parameter group at a time")
     parser.add_argument("--no-compile", action="store_true", help="skip the torch.compile baseline")
+    parser.add_argument("--graph", action="store_true", help="capture the reference's graph for the proposer")
     parser.add_argument("--write", type=Path, help="keep the candidate files in this folder")
     args = parser.parse_args()
     rows = []
@@ -146,7 +152,13 @@ def main() -> None:
                 compiled_ms = float("nan")
         print(f"== {problem}: eager {eager:.4f} ms, torch.compile {compiled_ms:.4f} ms", flush=True)
         only = set(filter(None, args.only.split(",")))
-        for label, recipe, source in candidates(reference, args.device, args.tolerance, args.stack, args.retune):
+        info = None
+        if args.graph:
+            from gpurunner.graph import capture_module
+
+            info = {"graph": capture_module(ref_mod)}
+        for label, recipe, source in candidates(reference, args.device, args.tolerance, args.stack, args.retune,
+                                                info):
             if only and "+" not in label and label.split("/")[0] not in only:
                 continue
             path = workdir / f"{problem.stem}_{re.sub(r'[^A-Za-z0-9_]+', '_', label)}.py"

@@ -1,6 +1,8 @@
-"""Runner speed and timing noise on a CUDA device; prints a Markdown report.
+"""Runner speed and timing noise; prints what it measured and writes runner_bench.json.
 
-    python3 benchmarks/runner.py [--out DIR] [--batch 32] [--skip-load-inline-batch]
+    python3 benchmarks/runner.py [--out DIR] [--batch 32] [--only SECTIONS]     (CUDA)
+    python3 benchmarks/runner.py --device cpu --only paired_noise                 (any host)
+    python3 benchmarks/runner.py --device cpu --kernelbench DIR [--names a,b] [--out DIR]
 
 Measures, on the problem tests/references/add_large.py (fp32 (4096, 4096) + (4096, 4096)):
 1. compile time per backend, cold (empty cache) and cached (same source again);
@@ -10,6 +12,13 @@ Measures, on the problem tests/references/add_large.py (fp32 (4096, 4096) + (409
 3. NVRTC end to end: `gpurunner.evaluate` wall time, 10 calls, reference cached;
 4. timing noise: the same kernel measured 10 times by `gpurunner.timing.bench` and by
    `triton.testing.do_bench`, spread = (max - min) / median of the 10 medians.
+5. paired noise (`paired_noise`, any device): the identity candidate (`class ModelNew(Model):
+   pass`) evaluated 10 times on examples/softmax.py while two other processes keep two cores
+   busy; goal: every speedup within [0.9, 1.1] on the CPU ([0.98, 1.02] on a GPU) or marked
+   noisy.
+6. KernelBench sweep (`--kernelbench DIR`): for each reference, `check`, then the identity
+   candidate: validated, verdict, speedup and its interval, wall time, peak disk and memory
+   taken (host, and GPU on CUDA). Resumable: problems already in kernelbench.json are skipped.
 """
 
 from __future__ import annotations
@@ -161,22 +170,138 @@ def noise(reps: int = 10) -> dict:
     return row
 
 
+def identity(reference: str) -> str:
+    """The identity candidate: the reference itself, with ModelNew = Model."""
+    return reference + "\n\nclass ModelNew(Model):\n    pass\n"
+
+
+def paired_noise(device: str, reps: int = 10, busy: int = 2) -> dict:
+    """The identity candidate evaluated `reps` times while `busy` processes spin."""
+    reference = (ROOT / "examples/softmax.py").read_text()
+    bound = (0.98, 1.02) if device.startswith("cuda") else (0.9, 1.1)
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                for _ in range(busy)]
+    rows = []
+    try:
+        with tempfile.TemporaryDirectory() as cache:
+            opts = EvalOptions(device=device, cache_dir=cache, compile_baseline=False)
+            for _ in range(reps):
+                v = evaluate(reference, identity(reference), opts)
+                rows.append({"verdict": v.verdict, "speedup": v.speedup,
+                             "speedup_ci": v.speedup_ci, "noisy": v.noisy, "ref_ms": v.ref_ms,
+                             "cand_ms": v.cand_ms, "eval_s": v.eval_s})
+                print(rows[-1], flush=True)
+    finally:
+        for p in spinners:
+            p.kill()
+            p.wait()
+    inside = [r for r in rows if r["speedup"] and bound[0] <= r["speedup"] <= bound[1]]
+    outside_plain = [r for r in rows if r not in inside and not r["noisy"]]
+    row = {"device": device, "busy_processes": busy, "bound": bound, "runs": rows,
+           "within_bound": len(inside), "noisy": sum(r["noisy"] for r in rows),
+           "outside_and_not_noisy": len(outside_plain), "goal_met": not outside_plain}
+    print({k: v for k, v in row.items() if k != "runs"}, flush=True)
+    return row
+
+
+class _Peaks:
+    """Samples, in a thread, the disk space used under the temporary folder and the host (and
+    GPU) memory in use, and keeps the largest rise over the start."""
+
+    def __init__(self, device: str):
+        import threading
+
+        self.device = device
+        self.base = self._sample()
+        self.peak = dict(self.base)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> dict:
+        st = os.statvfs(tempfile.gettempdir())
+        info = Path("/proc/meminfo").read_text()
+        kb = {line.split(":")[0]: int(line.split()[1]) for line in info.splitlines()}
+        got = {"disk": (st.f_blocks - st.f_bfree) * st.f_frsize,
+               "mem": (kb["MemTotal"] - kb["MemAvailable"]) * 1024}
+        if self.device.startswith("cuda"):
+            out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used",
+                                  "--format=csv,noheader,nounits"], capture_output=True,
+                                 text=True).stdout.split()
+            got["gpu"] = int(out[0]) * 2**20 if out else 0
+        return got
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.2):
+            for k, v in self._sample().items():
+                self.peak[k] = max(self.peak[k], v)
+
+    def stop(self) -> dict:
+        self._stop.set()
+        self._thread.join()
+        return {f"peak_{k}_mb": round((self.peak[k] - self.base[k]) / 2**20, 1)
+                for k in self.base}
+
+
+def kernelbench(folder: Path, device: str, out: Path, names: set[str] | None) -> dict:
+    """check, then the identity candidate, for every reference under `folder`."""
+    from gpurunner import check_reference
+
+    path = out / "kernelbench.json"
+    results = json.loads(path.read_text()) if path.exists() else {}
+    cache = str(out / "kernelbench-cache")
+    for ref_path in sorted(folder.rglob("*.py")):
+        key = str(ref_path.relative_to(folder))
+        if key in results or (names and ref_path.stem not in names and key not in names):
+            continue
+        source = ref_path.read_text()
+        t0 = time.monotonic()
+        peaks = _Peaks(device)
+        report = check_reference(source, device=device)
+        row: dict = {"validated": report.ok, "check_s": round(time.monotonic() - t0, 2)}
+        if not report.ok:
+            row["error"] = report.error
+        else:
+            t1 = time.monotonic()
+            v = evaluate(source, identity(source), EvalOptions(
+                device=device, cache_dir=cache, compile_baseline=False, timeout_s=600.0))
+            row.update(verdict=v.verdict, reason=v.reason[:300], speedup=v.speedup,
+                       speedup_ci=v.speedup_ci, noisy=v.noisy, ref_ms=v.ref_ms,
+                       cand_ms=v.cand_ms, evaluate_s=round(time.monotonic() - t1, 2))
+        row.update(peaks.stop())
+        row["wall_s"] = round(time.monotonic() - t0, 2)
+        results[key] = row
+        print(key, row, flush=True)
+        path.write_text(json.dumps(results, indent=2))  # resumable after every problem
+    return results
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--out", default=os.environ.get("OUT", "."))
+    p.add_argument("--device", default="cuda")
+    p.add_argument("--kernelbench", type=Path, default=None,
+                   help="a KernelBench folder: sweep its references (check + identity)")
+    p.add_argument("--names", default="", help="with --kernelbench: only these problems")
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--plain", type=int, default=2, help="plain load_inline builds to time")
-    p.add_argument("--only", default="noise,compile,e2e,nvrtc,load_inline,plain")
+    p.add_argument("--only", default="paired_noise,noise,compile,e2e,nvrtc,load_inline,plain")
     args = p.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if args.kernelbench:
+        names = set(filter(None, args.names.split(","))) or None
+        kernelbench(args.kernelbench, args.device, out, names)
+        return
     only = set(args.only.split(","))
     results: dict = {}
     import torch
 
-    results["device"] = torch.cuda.get_device_name(0)
+    results["device"] = (torch.cuda.get_device_name(0) if args.device.startswith("cuda")
+                         else "cpu")
     results["cores"] = os.cpu_count()
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    sections = [("noise", "noise", noise), ("compile", "compile", compile_times),
+    sections = [("paired_noise", "paired_noise", lambda: paired_noise(args.device)),
+                ("noise", "noise", noise), ("compile", "compile", compile_times),
                 ("e2e", "nvrtc_end_to_end", nvrtc_end_to_end),
                 ("nvrtc", "batch_nvrtc", lambda: batch("nvrtc", args.batch)),
                 ("load_inline", "batch_load_inline", lambda: batch("load_inline", args.batch)),

@@ -4,8 +4,14 @@ Imports torch, never Django. Public API (used by the search app):
 
     check_reference(source, device="cpu") -> ReferenceReport
     evaluate(reference, candidate, options=EvalOptions()) -> Verdict
-    evaluate_batch(reference, candidates, options=EvalOptions(), workers=None) -> list[Verdict]
+    evaluate_batch(reference, candidates, options=EvalOptions(), workers=None, stop=None,
+                   on_stage=None) -> list[Verdict]
+        (stop: a gpurunner.stopping.Stop that interrupts the batch; on_stage(index, stage,
+        verdict) sees each candidate's stage as it happens)
 """
+
+from collections.abc import Callable
+from typing import Any
 
 from gpurunner.report import BACKENDS, VERDICTS, Check, EvalOptions, ReferenceReport, Verdict
 
@@ -39,7 +45,10 @@ def evaluate_batch(
     candidates: list[str],
     options: EvalOptions | None = None,
     workers: int | None = None,
+    stop: Any = None,
+    on_stage: Callable[[int, str, Verdict | None], None] | None = None,
 ) -> list[Verdict]:
     from gpurunner.api import evaluate_batch as _batch
 
-    return _batch(reference, candidates, options or EvalOptions(), workers=workers)
+    return _batch(reference, candidates, options or EvalOptions(), workers=workers, stop=stop,
+                  on_stage=on_stage)

@@ -1,54 +1,57 @@
 """The runner's Python API: check a reference, evaluate one candidate or a batch.
 
-The pipeline, each stage its own module: reference (trusted worker, cached) -> build (a pool
-of sandboxed workers for C++/CUDA sources) -> run (one sandboxed worker per candidate, one at
-a time so timings do not interfere) -> judge (pure comparisons here, in the parent).
+The pipeline, each stage its own module: reference validation (a sandboxed worker, report
+cached) -> build (a pool of sandboxed workers for C++/CUDA sources) -> run (one sandboxed
+worker per candidate, one at a time, paired with the trusted reference worker) -> judge.
 """
 
 from __future__ import annotations
 
 import atexit
+import logging
 import os
+import secrets
 import shutil
 import threading
 import time
+import traceback
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
-
-from gpurunner import build, cache
-from gpurunner.judge import judge_run
+from gpurunner import build, cache, paired
+from gpurunner.judge import judge_failure, judge_run
+from gpurunner.problem import Problem
 from gpurunner.report import EvalOptions, ReferenceReport, Verdict
 from gpurunner.sandbox import Worker, WorkerResult, describe_exit
+from gpurunner.stopping import Stop, stopped_verdict, watch
 
-REFERENCE_RUN_S = 900.0  # validation plus both baselines (torch.compile can take minutes)
+REFERENCE_RUN_S = 900.0  # validation, or starting the reference worker and its torch.compile
 SPARE_WORKERS = 4  # workers importing torch ahead of the candidates that will need them
-# (cache dir, problem key) -> (monotonic time, eager timing) of the last eager timing taken here.
-_EAGER_TIMED: dict[tuple[str, str], tuple[float, dict[str, Any]]] = {}
+# Copies of each input and output: the reference worker's own and its working copy, the two
+# slots' shared buffers (baselines, candidate), and the timed workers' own results.
+SHARED_COPIES = 6
+
+log = logging.getLogger(__name__)
+
+# A candidate's stages as `evaluate_batch` reports them; "verdict" comes with the Verdict.
+STAGES = ("queued", "compiling", "checking", "timing", "verdict")
+StageCallback = Callable[[int, str, "Verdict | None"], None]
 
 
-def timing_params(device: str) -> dict[str, Any]:
-    """Keyword arguments for timing.bench on this kind of device."""
-    if device.startswith("cuda"):
-        return {"warmup": 5, "target_ms": 100.0, "min_reps": 20, "max_reps": 400,
-                "cross_check_reps": 10}
-    return {"warmup": 2, "target_ms": 60.0, "min_reps": 5, "max_reps": 40,
-            "cross_check_reps": 0}
+def _stage_reporter(on_stage: StageCallback | None) -> Callable[..., None]:
+    """Call `on_stage` from this (the parent's) thread; a failing display never fails a batch."""
+    def report(index: int, stage: str, verdict: Verdict | None = None) -> None:
+        if on_stage is None:
+            return
+        try:
+            on_stage(index, stage, verdict)
+        except Exception:  # noqa: BLE001 - progress display only
+            log.exception("stage callback failed for candidate %d (%s)", index, stage)
+    return report
 
 
-@dataclass
-class Problem:
-    """A validated reference with its cached report and where its outputs live."""
-
-    source: str
-    key: str
-    report: dict[str, Any]
-    seeds: list[int]
-    timing_seeds: list[int]
-    cache_dir: Path
 
 
 def _reference_report(result: dict[str, Any], device: str) -> ReferenceReport:
@@ -56,27 +59,24 @@ def _reference_report(result: dict[str, Any], device: str) -> ReferenceReport:
     return ReferenceReport.from_dict({"ok": bool(result.get("ok")), "device": device, **data})
 
 
-def _run_reference_worker(source: str, device: str, cache_dir: Path, seeds: list[int],
-                          timing_seeds: list[int], *, compute_outputs: bool, time_eager: bool,
-                          time_compile: bool, compile_timeout_s: float, run_timeout_s: float,
-                          ) -> tuple[dict[str, Any], Path | None, Worker]:
-    """Run the reference job; returns (result, outputs file or None, the worker to close)."""
-    worker = Worker(cache_dir, device)
-    (worker.workdir / "reference.py").write_text(source)
-    job = {"mode": "reference", "device": device, "seeds": seeds, "timing_seeds": timing_seeds,
-           "compute_outputs": compute_outputs, "time_eager": time_eager,
-           "time_compile": time_compile, "timing": timing_params(device)}
-    res = worker.run(job, compile_timeout_s, run_timeout_s)
+def _run_reference_worker(source: str, device: str, cache_dir: Path, timeout_s: float,
+                          ) -> dict[str, Any]:
+    """Validate the reference in a sandboxed worker; its report, or ok=False with the why."""
+    with Worker(cache_dir, device) as worker:
+        (worker.workdir / "reference.py").write_text(source)
+        job = {"mode": "reference", "device": device, "seeds": [secrets.randbits(31)]}
+        res = worker.run(job, timeout_s, timeout_s)
     if res.status == "timeout":
-        return {"ok": False, "error": f"the reference did not finish within {run_timeout_s:.0f} s "
-                f"({res.phase})"}, None, worker
+        return {"ok": False, "error": f"validating the reference ran past the {timeout_s:.0f} s "
+                f"limit ({res.phase})"}
     if res.status != "done":
         return {"ok": False, "error": f"the reference crashed: {describe_exit(res)}",
-                "detail": res.stderr_tail}, None, worker
+                "detail": res.stderr_tail}
     if "harness_error" in res.result:
-        return {"ok": False, "error": "the runner failed while validating the reference",
-                "detail": res.result["harness_error"]}, None, worker
-    return res.result, worker.workdir, worker
+        cause = str(res.result["harness_error"]).strip().splitlines()[-1:] or ["unknown"]
+        return {"ok": False, "error": f"the runner failed while validating the reference: "
+                f"{cause[0][:300]}", "detail": res.result["harness_error"]}
+    return res.result
 
 
 def check_reference(source: str, device: str = "cpu", timeout_s: float = 300.0) -> ReferenceReport:
@@ -87,95 +87,41 @@ def check_reference(source: str, device: str = "cpu", timeout_s: float = 300.0) 
     outputs that are not tensors, inputs too large for the device) and its line when known.
     """
     cache_dir = cache.prepare(None)
-    result, _, worker = _run_reference_worker(
-        source, device, cache_dir, [1234], [], compute_outputs=False, time_eager=False,
-        time_compile=False, compile_timeout_s=timeout_s, run_timeout_s=timeout_s)
-    worker.close()
-    return _reference_report(result, device)
+    return _reference_report(_run_reference_worker(source, device, cache_dir, timeout_s), device)
 
 
 def prepare_problem(source: str, options: EvalOptions) -> tuple[Problem | None, ReferenceReport]:
-    """The problem's reference outputs and baselines, from the cache or a reference worker."""
+    """The validated problem, its report from the cache or from a reference worker."""
     cache_dir = cache.prepare(options.cache_dir)
-    device = options.device
-    key = cache.problem_key(source, device, options.trials)
-    seeds, timing_seeds = cache.seeds_for(cache_dir, key, options.trials)
+    key = cache.problem_key(source, options.device)
     report = cache.load_reference(cache_dir, key)
-    need_compile = options.compile_baseline and report is not None and (
-        "compiled" not in report and "compile_error" not in report)
-    if report is None or need_compile:
-        result, outputs, worker = _run_reference_worker(
-            source, device, cache_dir, seeds, timing_seeds,
-            compute_outputs=report is None, time_eager=report is None,
-            time_compile=options.compile_baseline, compile_timeout_s=options.compile_timeout_s,
-            run_timeout_s=REFERENCE_RUN_S)
-        try:
-            if not result.get("ok"):
-                return None, _reference_report(result, device)
-            if report is not None:  # only the compile baseline was missing
-                merged = dict(report)
-                for k in ("compiled", "compile_error"):
-                    if k in result:
-                        merged[k] = result[k]
-                result, outputs = merged, None
-            cache.store_reference(cache_dir, key, result, outputs)
-        finally:
-            worker.close()
-        report = result
-        if report.get("eager"):
-            _EAGER_TIMED[(str(cache_dir), key)] = (time.monotonic(), report["eager"])
-    elif options.retime_eager:
-        report = _retime_eager(source, options, cache_dir, key, seeds, timing_seeds, report)
-    problem = Problem(source, key, report, seeds, timing_seeds, cache_dir)
-    return problem, _reference_report(report, device)
+    if report is None:
+        report = _run_reference_worker(source, options.device, cache_dir, REFERENCE_RUN_S)
+        if not report.get("ok"):
+            return None, _reference_report(report, options.device)
+        cache.store_reference(cache_dir, key, report)
+    return Problem(source, key, report, cache_dir), _reference_report(report, options.device)
 
 
-def _retime_eager(source: str, options: EvalOptions, cache_dir: Path, key: str,
-                  seeds: list[int], timing_seeds: list[int], report: dict[str, Any],
-                  ) -> dict[str, Any]:
-    """The cached report with eager PyTorch timed again, in a trusted process, unless this
-    runner timed it less than `options.eager_fresh_s` ago.
+def memory_refusal(problem: Problem, device: str) -> str | None:
+    """Why the problem cannot be evaluated in this host's memory, with the numbers; or None.
 
-    Eager is cheap to time, and a time cached while the machine was quiet (or busy) would skew
-    every speedup measured under other conditions; torch.compile's baseline stays cached. The
-    window spares a search that evaluates candidates one call at a time a reference process
-    (several seconds) per call.
-    """
-    timed_at, eager = _EAGER_TIMED.get((str(cache_dir), key), (None, None))
-    if timed_at is not None and eager and time.monotonic() - timed_at < options.eager_fresh_s:
-        return {**report, "eager": eager, "eager_retimed": True,
-                "eager_age_s": time.monotonic() - timed_at}
-    result, _, worker = _run_reference_worker(
-        source, options.device, cache_dir, seeds[:1], timing_seeds, compute_outputs=False,
-        time_eager=True, time_compile=False, compile_timeout_s=options.compile_timeout_s,
-        run_timeout_s=REFERENCE_RUN_S)
-    worker.close()
-    if not result.get("ok") or "eager" not in result:
-        return report  # keep the cached time; the candidate's own run reports any problem
-    _EAGER_TIMED[(str(cache_dir), key)] = (time.monotonic(), result["eager"])
-    return {**report, "eager": result["eager"], "eager_retimed": True, "eager_age_s": 0.0}
-
-
-def _output_sizes(report: dict[str, Any]) -> list[int]:
-    sizes = []
-    for shape, dtype in zip(report.get("output_shapes", []), report.get("output_dtypes", []),
-                            strict=False):
-        n = 1
-        for d in shape:
-            n *= d
-        try:
-            itemsize = torch.empty(0, dtype=getattr(torch, dtype)).element_size()
-        except (AttributeError, TypeError):
-            itemsize = 4
-        sizes.append(n * itemsize)
-    return sizes
-
-
-def _candidate_job(problem: Problem, options: EvalOptions) -> dict[str, Any]:
-    return {"mode": "candidate", "device": options.device, "seeds": problem.seeds,
-            "timing_seeds": problem.timing_seeds, "policy": options.policy,
-            "timing": timing_params(options.device),
-            "output_bytes": _output_sizes(problem.report)}
+    On the CPU each input and output exists about SHARED_COPIES times (see there)."""
+    if device.startswith("cuda"):
+        return None  # device memory: the reference worker reports CUDA's own numbers
+    ins, outs = problem.tensor_bytes("input"), problem.tensor_bytes("output")
+    need = SHARED_COPIES * (ins + outs)
+    try:
+        avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        info = Path("/proc/meminfo").read_text()
+        avail = max(avail, int(info.split("MemAvailable:")[1].split()[0]) * 1024)
+    except (ValueError, OSError, IndexError):
+        return None
+    if need <= avail:
+        return None
+    return (f"out of host memory: evaluating needs about {need / 2**30:.1f} GiB "
+            f"({ins / 2**30:.2f} GiB of inputs and {outs / 2**30:.2f} GiB of outputs, "
+            f"{SHARED_COPIES} copies each) and {avail / 2**30:.1f} GiB is available")
 
 
 _SPARES: dict[tuple[str, str], list[Worker]] = {}
@@ -189,7 +135,7 @@ def _take_worker(cache_dir: Path, device: str) -> Worker:
             queue = _SPARES.get((str(cache_dir), device)) or []
             spare = queue.pop(0) if queue else None
         if spare is None:
-            return Worker(cache_dir, device)
+            return Worker(cache_dir, device, paired.WORKER_ENV)
         if spare.proc.poll() is None:
             return spare
         spare.close()
@@ -207,7 +153,7 @@ def _keep_spares(cache_dir: Path, device: str, count: int = 1) -> None:
         missing = count - len(queue)
     for w in extra:
         w.close()
-    started = [Worker(cache_dir, device) for _ in range(max(0, missing))]
+    started = [Worker(cache_dir, device, paired.WORKER_ENV) for _ in range(max(0, missing))]
     with _SPARES_LOCK:
         _SPARES[key].extend(started)
 
@@ -221,37 +167,69 @@ def _close_spares() -> None:
         w.close(wait=True)
 
 
-def _job_env(source: str, options: EvalOptions, cache_dir: Path, parallel: int = 1,
+def _job_env(source: str, options: EvalOptions, worker: Worker, parallel: int = 1,
              ) -> dict[str, str]:
-    """Build variables for a candidate: extensions and Triton caches keyed by its source."""
-    backend = build.detect_backend(source, options.device)
-    ext_dir = build.extensions_dir(cache_dir, source, options.device)
-    env = {"TRITON_CACHE_DIR": str(ext_dir / "triton")}
-    if build.needs_build(backend):
-        env.update(build.build_env(options.device, parallel, ext_dir))
-    return env
+    """Build variables for a candidate: where its extensions are built or found."""
+    if not build.needs_build(build.detect_backend(source, options.device)):
+        return {}
+    ext_dir = worker.ext_dir
+    if not worker.contained:  # runs as the runner's user: builds in the cache directly
+        ext_dir = build.cache_entry(worker.cache_dir, source, options.device)
+        ext_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return build.build_env(options.device, parallel, ext_dir)
+
+
+def _restore_build(source: str, options: EvalOptions, worker: Worker) -> str | None:
+    """Give a contained worker its verified private copy of the cached build, if there is
+    one; returns why a cached build was refused (it is then rebuilt in the sandbox)."""
+    entry = build.cache_entry(worker.cache_dir, source, options.device)
+    if not worker.contained or not build.has_build(entry):
+        return None
+    try:
+        build.restore_build(entry, worker.ext_host, worker.uid)
+    except build.BuildMismatch as exc:
+        for part in worker.ext_host.iterdir():  # the folder itself is mounted in the sandbox
+            shutil.rmtree(part, ignore_errors=True)
+        return str(exc)
+    return None
+
+
+def _keep_build(source: str, options: EvalOptions, worker: Worker) -> None:
+    """After a sandbox built a source, the runner keeps the result (see build.store_build)."""
+    entry = build.cache_entry(worker.cache_dir, source, options.device)
+    if worker.contained and not build.has_build(entry):
+        build.store_build(worker.ext_host, entry)
 
 
 def _build_one(source: str, options: EvalOptions, cache_dir: Path, parallel: int,
-               ) -> dict[str, Any]:
+               stop: Stop | None = None) -> dict[str, Any]:
     """Build a C++/CUDA candidate's extensions in a sandboxed worker (cached by source)."""
-    ext_dir = build.extensions_dir(cache_dir, source, options.device)
-    marker = ext_dir / ".built"
-    if marker.exists():
+    entry = build.cache_entry(cache_dir, source, options.device)
+    if build.has_build(entry) or (entry / ".built").exists():
         return {"built": True, "cached": True, "compile_s": 0.0}
-    env = _job_env(source, options, cache_dir, parallel)
+    if stop is not None and stop.is_set():
+        return {"built": False, "compile_s": 0.0}
     # The build needs no GPU: hide it, so many builds do not each start a CUDA context.
     with Worker(cache_dir, "cpu") as worker:
-        (worker.workdir / "candidate.py").write_text(source)
-        res = worker.run({"mode": "build", "device": options.device, "env": env},
-                         options.compile_timeout_s, options.compile_timeout_s)
-    if res.status == "timeout":
-        build.clear_stale_locks(ext_dir)
-        return {"built": False, "timeout": True, "compile_s": res.wall_s}
-    out = dict(res.result)
-    if out.get("built"):
-        marker.touch()
-    return out
+        env = _job_env(source, options, worker, parallel)
+        unwatch = watch(stop, worker)
+        try:
+            (worker.workdir / "candidate.py").write_text(source)
+            res = worker.run({"mode": "build", "device": options.device, "env": env},
+                             options.compile_timeout_s, options.compile_timeout_s)
+        finally:
+            unwatch()
+        stopped = stop is not None and stop.killed(worker)
+        if res.status == "done" and res.result.get("built") and not stopped:
+            if worker.contained:
+                _keep_build(source, options, worker)
+            else:
+                (entry / ".built").touch()
+    if res.status == "timeout" or stopped:
+        if not worker.contained:
+            build.clear_stale_locks(entry)
+        return {"built": False, "timeout": not stopped, "compile_s": res.wall_s}
+    return dict(res.result)
 
 
 def evaluate(reference: str, candidate: str, options: EvalOptions | None = None) -> Verdict:
@@ -260,83 +238,138 @@ def evaluate(reference: str, candidate: str, options: EvalOptions | None = None)
 
 
 def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions | None = None,
-                   workers: int | None = None) -> list[Verdict]:
+                   workers: int | None = None, stop: Stop | None = None,
+                   on_stage: StageCallback | None = None) -> list[Verdict]:
     """Evaluate candidates against one reference; one Verdict per candidate, in order.
 
     C++/CUDA candidates are built first in a pool of sandboxed processes (`workers`, default
     the number of CPU cores), cached by source hash. Then every candidate runs in its own
-    sandboxed process, one at a time (on CUDA so timings do not interfere; on the CPU for the
-    same reason), the next process starting while the current one runs.
+    sandboxed process, one at a time, paired call by call with one trusted reference worker
+    (see `gpurunner.paired`). A failure of one candidate, or of the runner on it, becomes that
+    candidate's verdict; the others are still evaluated. Once `stop` is set, the running
+    candidate's worker is killed and the rest are not started (`stopped_verdict`).
+    `on_stage(index, stage, verdict)` is called from this thread as each candidate reaches a
+    stage of STAGES: all "queued" first, "compiling" when its build or import starts,
+    "checking" and "timing" as its worker says so, "verdict" with its Verdict.
     """
     options = options or EvalOptions()
+    stage = _stage_reporter(on_stage)
     t_start = time.monotonic()
     cache_dir = cache.prepare(options.cache_dir)
     if not candidates:
         return []
+    for i in range(len(candidates)):
+        stage(i, "queued")
     problem, ref_report = prepare_problem(reference, options)
     reference_s = time.monotonic() - t_start
-    if problem is None:
-        reason = f"the reference is invalid: {ref_report.error}"
-        return [Verdict(verdict="runtime_error", reason=reason, device=options.device,
-                        error=reason) for _ in candidates]
+    refusal = (f"the reference is invalid: {ref_report.error}" if problem is None
+               else memory_refusal(problem, options.device))
+    if problem is None or refusal:
+        invalid = [Verdict(verdict="runtime_error", reason=refusal, device=options.device,
+                        error=refusal) for _ in candidates]
+        for i, verdict in enumerate(invalid):
+            stage(i, "verdict", verdict)
+        return invalid
 
     builds: dict[int, dict[str, Any]] = {}
     to_build = [i for i, s in enumerate(candidates)
                 if build.needs_build(build.detect_backend(s, options.device))]
     if to_build and (len(to_build) > 1 or len(candidates) > 1):
         parallel = max(1, min(len(to_build), workers or os.cpu_count() or 1))
+        for i in to_build:
+            stage(i, "compiling")
         with ThreadPoolExecutor(parallel) as pool:
-            futures = {i: pool.submit(_build_one, candidates[i], options, cache_dir, parallel)
+            futures = {i: pool.submit(_build_one, candidates[i], options, cache_dir, parallel, stop)
                        for i in to_build}
             builds = {i: f.result() for i, f in futures.items()}
 
     verdicts: list[Verdict] = []
-    for i, source in enumerate(candidates):
-        t0 = time.monotonic()
-        backend = build.detect_backend(source, options.device)
-        b = builds.get(i)
-        if b is not None and not b.get("built"):
-            failure = _build_failure(b, backend, options)
-            failure.eval_s = time.monotonic() - t0
-            verdicts.append(failure)
-            continue
-        worker = _take_worker(cache_dir, options.device)
-        try:
-            if options.device != "cpu":  # the next processes start while this one runs
-                _keep_spares(cache_dir, options.device,
-                             max(1, min(SPARE_WORKERS, len(candidates) - i - 1)))
-            for name, text in (("reference.py", reference), ("candidate.py", source)):
-                (worker.workdir / name).write_text(text)
-                if worker.uid is not None:
-                    os.chown(worker.workdir / name, worker.uid, worker.uid)
-            job = _candidate_job(problem, options)
-            job["env"] = _job_env(source, options, cache_dir)
-            t_run = time.monotonic()
-            res = worker.run(job, options.compile_timeout_s, options.timeout_s)
-            if res.status != "done":
-                build.clear_stale_locks(build.extensions_dir(cache_dir, source, options.device))
-            t_judge = time.monotonic()
-            verdict = judge_run(res, problem, options, backend)
-            stages = {"start_worker": t_run - t0, "worker": t_judge - t_run,
-                      "judge": time.monotonic() - t_judge}
-            for k in ("device_init_s", "import_s", "trials_s", "timing_s", "save_s"):
-                if isinstance(res.result.get(k), int | float):
-                    stages["worker_" + k[:-2]] = float(res.result[k])
-            for k, val in (res.result.get("parent_marks") or {}).items():
-                stages["mark_" + k] = float(val)
-            verdict.stages_s = stages
-        finally:
-            worker.close()
-        if options.device == "cpu" or i == len(candidates) - 1:
-            _keep_spares(cache_dir, options.device, 1)  # for the next candidate or call
-        if b is not None and b.get("compile_s") and not b.get("cached"):
-            verdict.compile_s = float(b["compile_s"]) + float(verdict.compile_s or 0.0)
-        verdict.eval_s = time.monotonic() - t0
-        verdicts.append(verdict)
+    referee: paired.Referee | None = None
+    try:
+        for i, source in enumerate(candidates):
+            if stop is not None and stop.is_set():
+                verdicts.append(stopped_verdict(options.device))
+                continue
+            t0 = time.monotonic()
+            backend = build.detect_backend(source, options.device)
+            b = builds.get(i)
+            if b is not None and not b.get("built"):
+                verdict = _build_failure(b, backend, options)
+            else:
+                if b is None:
+                    stage(i, "compiling")  # importing it builds NVRTC/Triton code
+                if referee is None:
+                    try:
+                        referee = paired.open_referee(
+                            problem, options, REFERENCE_RUN_S,
+                            lambda: _take_worker(cache_dir, options.device))
+                    except paired.RunFailure as fail:
+                        verdict = judge_failure(fail, problem, options, backend)
+                        verdicts.append(verdict)
+                        stage(i, "verdict", verdict)
+                        continue
+                verdict, referee_ok = _evaluate_one(referee, problem, source, backend, i,
+                                                    len(candidates), options, cache_dir, stop,
+                                                    lambda st, i=i: stage(i, st))
+                if not referee_ok:
+                    referee.close()
+                    referee = None
+                if b is not None and b.get("compile_s") and not b.get("cached"):
+                    verdict.compile_s = float(b["compile_s"]) + float(verdict.compile_s or 0.0)
+            verdict.eval_s = time.monotonic() - t0
+            verdicts.append(verdict)
+            stage(i, "verdict", verdict)
+    finally:
+        if referee is not None:
+            referee.close()
     if len(candidates) == 1 and verdicts:
         verdicts[0].eval_s = time.monotonic() - t_start
         verdicts[0].stages_s["reference"] = reference_s
     return verdicts
+
+
+def _evaluate_one(referee: paired.Referee, problem: Problem, source: str, backend: str,
+                  index: int, count: int, options: EvalOptions, cache_dir: Path,
+                  stop: Stop | None = None,
+                  on_stage: Callable[[str], None] | None = None) -> tuple[Verdict, bool]:
+    """One candidate's verdict, and whether the reference worker is still usable."""
+    worker = _take_worker(cache_dir, options.device)
+    unwatch = watch(stop, worker)
+    referee_ok = True
+    try:
+        if options.device != "cpu":  # the next processes start while this one runs
+            _keep_spares(cache_dir, options.device, max(1, min(SPARE_WORKERS, count - index - 1)))
+        t_judge = time.monotonic()
+        refused = _restore_build(source, options, worker)
+        try:
+            run = paired.run_candidate(referee, worker, source, problem.source, options,
+                                       _job_env(source, options, worker), on_stage)
+            if build.needs_build(backend):
+                _keep_build(source, options, worker)
+            t_judge = time.monotonic()
+            verdict = judge_run(run, referee, problem, options, backend)
+            verdict.stages_s = {**run.stages_s, "judge": time.monotonic() - t_judge}
+        except paired.RunFailure as fail:
+            referee_ok = fail.who == "candidate"  # else restart the trusted workers
+            if not worker.contained:
+                build.clear_stale_locks(build.cache_entry(cache_dir, source, options.device))
+            verdict = judge_failure(fail, problem, options, backend)
+        except Exception as exc:  # noqa: BLE001 - the runner's own failure on this candidate
+            referee_ok = False
+            verdict = Verdict(verdict="runtime_error", backend=backend, device=options.device,
+                              reason=f"the runner could not evaluate this candidate: "
+                              f"{type(exc).__name__}: {exc}"[:600],
+                              error=traceback.format_exc()[-4000:])
+    finally:
+        unwatch()
+        worker.close()
+    if stop is not None and stop.killed(worker):
+        verdict = stopped_verdict(options.device)
+    if refused:
+        verdict.reason = f"{verdict.reason} (a cached build was refused and rebuilt: {refused})"[:600]
+    if options.device == "cpu" or index == count - 1:
+        _keep_spares(cache_dir, options.device, 1)  # for the next candidate or call
+    return verdict, referee_ok
 
 
 def _build_failure(b: dict[str, Any], backend: str, options: EvalOptions) -> Verdict:
@@ -356,4 +389,5 @@ def clear_cache(cache_dir: str | None = None) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-__all__ = ["check_reference", "evaluate", "evaluate_batch", "prepare_problem", "WorkerResult"]
+__all__ = ["STAGES", "check_reference", "evaluate", "evaluate_batch", "prepare_problem",
+           "WorkerResult"]

@@ -1,10 +1,12 @@
 """Which backend a candidate uses, where its extensions are built, and readable build errors.
 
 C++ and CUDA candidates build through `torch.utils.cpp_extension.load_inline` when their
-module is imported. The runner points `TORCH_EXTENSIONS_DIR` at a directory keyed by the
-hash of the candidate's source, so a source is built once and reused by every later
-evaluation; `TORCH_CUDA_ARCH_LIST` names only this device's architecture, and `MAX_JOBS`
-splits the cores between the builds that run at once.
+module is imported, in a sandbox's private build folder. The runner (trusted) then copies the
+result into its cache, keyed by the hash of the candidate's source, in folders only it can
+write, with each file's sha256; later sandboxes for the same source get a verified private
+copy, so a source is built once and no sandbox can change what another loads.
+`TORCH_CUDA_ARCH_LIST` names only this device's architecture, and `MAX_JOBS` splits the cores
+between the builds that run at once.
 """
 
 from __future__ import annotations
@@ -12,8 +14,11 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import json
 import os
 import re
+import shutil
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
@@ -49,18 +54,139 @@ def source_hash(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()[:20]
 
 
-def extensions_dir(cache_dir: Path, source: str, device: str) -> Path:
-    """The build directory for this exact source on this kind of device (made on demand,
-    writable by every sandbox user id)."""
+def cache_entry(cache_dir: Path, source: str, device: str) -> Path:
+    """Where the build of this exact source for this kind of device is kept."""
+    return cache_dir / "ext" / f"{device_arch(device) or 'cpu'}-{source_hash(source)}"
+
+
+def shared_extensions_root(cache_dir: Path) -> Path:
+    """The build folder of a runner whose workers are not contained (they run as its own
+    user): the cache itself, private to that user."""
     root = cache_dir / "ext"
-    if not all(os.stat(p).st_mode & 0o001 for p in cache_dir.resolve().parents):
-        # Sandbox user ids cannot reach the cache (e.g. under /root): build under /tmp.
-        root = Path(tempfile.gettempdir()) / f"gpurunner-ext-{os.geteuid()}"
-    path = root / f"{device_arch(device) or 'cpu'}-{source_hash(source)}"
-    path.mkdir(parents=True, exist_ok=True)
-    for p in (root, path):
-        os.chmod(p, 0o777)
-    return path
+    root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return root
+
+
+class BuildMismatch(RuntimeError):
+    """A cached build's files no longer match the sha256 recorded when it was stored."""
+
+
+MANIFEST = "manifest.json"
+MAX_BUILD_BYTES = 4 << 30
+# All kept builds together; the least recently used go first (GPURUNNER_BUILD_CACHE_BYTES).
+MAX_CACHE_BYTES = int(os.environ.get("GPURUNNER_BUILD_CACHE_BYTES", 16 << 30))
+
+
+def _regular_files(folder: Path) -> list[Path]:
+    """Regular files under `folder`, never following links (a sandbox may plant them)."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        for name in filenames:
+            path = Path(dirpath) / name
+            if stat.S_ISREG(os.lstat(path).st_mode) and name != "lock":
+                found.append(path)
+        dirnames[:] = [d for d in dirnames if not os.path.islink(os.path.join(dirpath, d))]
+    return found
+
+
+def _copy(src: Path, dst: Path) -> tuple[str, int]:
+    """Copy one file without following links, keeping its modification time (ninja compares
+    them); returns (sha256, modification time in ns) of what was copied."""
+    digest = hashlib.sha256()
+    fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as f, open(dst, "wb") as out:
+        st = os.fstat(f.fileno())
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+            out.write(chunk)
+    os.chmod(dst, 0o755 if st.st_mode & 0o100 else 0o644)
+    os.utime(dst, ns=(st.st_mtime_ns, st.st_mtime_ns))
+    return digest.hexdigest(), st.st_mtime_ns
+
+
+def store_build(built: Path, entry: Path) -> bool:
+    """Move a sandbox's finished build into the runner's cache: files copied by the runner
+    into folders only it can write (0755, owned by it), each file's sha256 recorded.
+    Returns False when there was nothing to store."""
+    files = _regular_files(built)
+    if not any(p.suffix == ".so" for p in files):
+        return False
+    if sum(os.lstat(p).st_size for p in files) > MAX_BUILD_BYTES:
+        return False
+    entry.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+    os.chmod(entry.parent, 0o755)
+    tmp = Path(tempfile.mkdtemp(dir=entry.parent, prefix=".tmp-"))
+    manifest = {}
+    for path in files:
+        rel = path.relative_to(built)
+        (tmp / rel).parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        manifest[str(rel)] = _copy(path, tmp / rel)
+    (tmp / MANIFEST).write_text(json.dumps(manifest))
+    os.chmod(tmp, 0o755)
+    old = entry.with_name(entry.name + f".old-{os.getpid()}")
+    if entry.exists():
+        os.replace(entry, old)
+    try:
+        os.replace(tmp, entry)
+    except OSError:  # a concurrent runner stored the same source first
+        shutil.rmtree(tmp, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
+    evict_builds(entry.parent, MAX_CACHE_BYTES, keep=entry)
+    return True
+
+
+def _entry_bytes(entry: Path) -> int:
+    return sum(os.lstat(p).st_size for p in _regular_files(entry))
+
+
+def evict_builds(root: Path, max_bytes: int, keep: Path | None = None) -> list[str]:
+    """Remove the least recently used stored builds under `root` until they take at most
+    `max_bytes` together (`keep`, the one just stored, stays); the names removed."""
+    # Other threads of the batch store builds meanwhile: an entry that moves is skipped.
+    used: dict[Path, tuple[float, int]] = {}
+    for p in root.iterdir():
+        if p.name.startswith(".") or ".old-" in p.name:
+            continue
+        try:
+            if p.is_dir() and has_build(p):
+                used[p] = (p.stat().st_mtime, _entry_bytes(p))
+        except OSError:
+            continue
+    total = sum(size for _, size in used.values())
+    removed = []
+    for entry in sorted(used, key=lambda p: used[p][0]):
+        if total <= max_bytes:
+            break
+        if keep is not None and entry == keep:
+            continue
+        shutil.rmtree(entry, ignore_errors=True)
+        total -= used[entry][1]
+        removed.append(entry.name)
+    return removed
+
+
+def has_build(entry: Path) -> bool:
+    return (entry / MANIFEST).is_file()
+
+
+def restore_build(entry: Path, dest: Path, uid: int | None) -> None:
+    """Copy a cached build into a sandbox's private build folder, checking every file against
+    its recorded sha256 first; raises BuildMismatch (and drops the entry) when one differs."""
+    manifest = json.loads((entry / MANIFEST).read_text())
+    for rel, (sha, _mtime) in manifest.items():
+        target = dest / rel
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        got, _ = _copy(entry / rel, target)
+        if got != sha:
+            shutil.rmtree(entry, ignore_errors=True)
+            raise BuildMismatch(f"the cached file {rel} of build {entry.name} has sha256 "
+                                f"{got[:16]}..., not the {sha[:16]}... recorded when it was built")
+    os.utime(entry)  # used now: the last to be evicted
+    if uid is not None:  # torch takes a lock and ninja rewrites its log in the folder
+        for dirpath, _dirs, filenames in os.walk(dest):
+            os.chown(dirpath, uid, uid)
+            for name in filenames:
+                os.chown(os.path.join(dirpath, name), uid, uid)
 
 
 def clear_stale_locks(ext_dir: Path) -> None:

@@ -1,22 +1,23 @@
-"""The candidate job (runs in a sandboxed worker): import, run the trials, time, report facts.
+"""The candidate job (runs in a sandboxed worker): answer the parent's commands.
 
-The worker never sees reference outputs: it returns the candidate's outputs (trials and the
-last timed call) and raw facts (mutated inputs, threads, patched functions, profile), and
-the parent decides the verdict.
+`load` imports the candidate and builds `ModelNew`; each `go` runs it once on the inputs the
+reference worker has just put into shared memory and copies its outputs, which must be plain
+materialised tensors, into the shared output buffer; `facts` reports what the process saw.
+Everything here runs inside the candidate's process, so none of it is trusted: the parent
+times each `go` on its own clock and the reference worker checks the shared buffers.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-import time
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from gpurunner import inputs as inp
-from gpurunner import integrity
+from gpurunner import integrity, transport
 from gpurunner.build import format_compile_error, is_build_error
 from gpurunner.load import (
     SourceError,
@@ -27,9 +28,10 @@ from gpurunner.load import (
     require,
     short_traceback,
 )
-from gpurunner.timing import bench
 
 _equal = torch.equal  # bound before the candidate is imported
+_Tensor = torch.Tensor
+_Event = torch.cuda.Event
 
 
 def patch_cpp_extension() -> None:
@@ -62,154 +64,150 @@ def _failure(verdict: str, exc: BaseException, filename: str, what: str) -> dict
             "line": line}
 
 
-def _sync(device: str) -> None:
-    if device.startswith("cuda"):
-        torch.cuda.synchronize()
+class Candidate:
+    """The candidate's model and the shared buffers it reads and writes."""
 
+    def __init__(self, job: dict[str, Any], workdir: Path, applied: dict[str, Any]):
+        self.job = job
+        self.device: str = job["device"]
+        self.cuda = self.device.startswith("cuda")
+        self.workdir = workdir
+        self.applied = applied
+        self.model: Any = None
+        self.args: list[Any] = []
+        self.outs: list[torch.Tensor] = []
+        self.out_bytes: list[int] = []
+        self.source = (workdir / "candidate.py").read_text()
+        self.filename = str(workdir / "candidate.py")
+        os.environ.update(job.get("env", {}))  # build directory, arch list: read at build time
+        self.ref_module = import_source(workdir / "reference.py", "reference")
+        if self.cuda:
+            torch.cuda.init()
+            torch.empty(1, device=self.device)
+        torch.ones(64, 64) @ torch.ones(64, 64)  # start the CPU thread pool before the snapshot
+        if "compile" in self.source:
+            # Importing Dynamo rebinds torch.manual_seed (a wrapper that disables tracing); the
+            # harness does that import, so torch.compile candidates are not seen as tampering.
+            importlib.import_module("torch._dynamo")
+        self.snapshot = integrity.Snapshot()
+        patch_cpp_extension()
+        self.snapshot.functions = integrity._watched()  # the patched load_inline is not watched
 
-def run_candidate_job(job: dict[str, Any], workdir: Path, send: Any) -> dict[str, Any]:
-    """Everything the parent needs to judge the candidate; see module docstring."""
-    t_job = time.monotonic()
-    device = job["device"]
-    os.environ.update(job.get("env", {}))  # build directory, arch list: read at build time
-    ref_module = import_source(workdir / "reference.py", "reference")
-    if device.startswith("cuda"):
-        torch.cuda.init()
-        torch.empty(1, device=device)
-    torch.ones(64, 64) @ torch.ones(64, 64)  # start the CPU thread pool before the snapshot
-    if "compile" in (workdir / "candidate.py").read_text():
-        # Importing Dynamo rebinds torch.manual_seed (a wrapper that disables tracing); let the
-        # trusted harness do that import, so torch.compile candidates are not seen as tampering.
-        importlib.import_module("torch._dynamo")
-    device_init_s = time.monotonic() - t_job
-    snapshot = integrity.Snapshot()
-    patch_cpp_extension()
-    snapshot.functions = integrity._watched()  # the patched load_inline is not watched
+    def ping(self, msg: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+        return {}
 
-    path = workdir / "candidate.py"
-    filename = str(path)
-    source = path.read_text()
-    t0 = time.monotonic()
-    try:
-        check_syntax(source, filename)
-        module = import_source(path, "candidate")
-        require(module, source, ["ModelNew"], "candidate")
-    except SourceError as exc:
-        verdict = "compile_error" if exc.kind == "syntax" else "runtime_error"
-        return {"verdict": verdict, "reason": exc.message, "line": exc.line,
-                "compile_s": time.monotonic() - t0}
-    except BaseException as exc:  # noqa: BLE001 - candidate code may raise anything
-        verdict = "compile_error" if is_build_error(exc) else "runtime_error"
-        out = _failure(verdict, exc, filename, "importing the candidate")
-        out["compile_s"] = time.monotonic() - t0
+    def load(self, msg: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+        """Import the candidate and build ModelNew under the init seed."""
+        try:
+            check_syntax(self.source, self.filename)
+            module = import_source(Path(self.filename), "candidate")
+            require(module, self.source, ["ModelNew"], "candidate")
+            self.model = inp.make_model(module.ModelNew, self.ref_module, self.device)
+        except SourceError as exc:
+            verdict = "compile_error" if exc.kind == "syntax" else "runtime_error"
+            return {"ok": False, "verdict": verdict, "reason": exc.message, "line": exc.line}
+        except BaseException as exc:  # noqa: BLE001 - candidate code may raise anything
+            verdict = "compile_error" if is_build_error(exc) else "runtime_error"
+            return {"ok": False, **_failure(verdict, exc, self.filename,
+                                            "importing the candidate")}
+        return {"forward_line": method_line(self.source, "ModelNew", "forward")}
+
+    def attach(self, msg: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+        """Map the shared buffers: CPU segments (fds) or CUDA IPC handles."""
+        in_specs = [transport.TensorSpec.from_dict(d) for d in msg["inputs"]]
+        out_specs = [transport.TensorSpec.from_dict(d) for d in msg["outputs"]]
+        if self.cuda:
+            tensors_in = transport.import_cuda(msg["ipc_in"])
+            self.outs = transport.import_cuda(msg["ipc_out"])
+        else:
+            tensors_in = transport.map_segment(fds[0], in_specs)
+            self.outs = transport.map_segment(fds[1], out_specs)
+            for fd in fds:
+                os.close(fd)
+        it = iter(tensors_in)
+        self.args = [next(it) if v is None else v for v in msg["values"]]
+        self.out_bytes = [s.nbytes for s in out_specs]
+        return {}
+
+    def poison(self, msg: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+        integrity.poison_free_memory(self.out_bytes, self.device)
+        return {}
+
+    def go(self, msg: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+        """One call on the shared inputs; its outputs copied into the shared buffer."""
+        start = end = None
+        if self.cuda:
+            start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+            start.record()
+        try:
+            with torch.no_grad():
+                outputs = inp.as_outputs(self.model(*self.args))
+            problem = _output_problem(outputs, self.outs)
+            if problem:
+                name, detail = problem
+                return {"ok": False, "verdict": "incorrect", "check": name, "detail": detail,
+                        "reason": f"{name} failed: {detail}"}
+            for buf, o in zip(self.outs, outputs, strict=True):
+                buf.copy_(o)
+            if end is not None:
+                end.record()
+            if self.cuda:
+                torch.cuda.synchronize()
+        except BaseException as exc:  # noqa: BLE001
+            verdict = "compile_error" if is_build_error(exc) else "runtime_error"
+            return {"ok": False, **_failure(verdict, exc, self.filename, "ModelNew")}
+        return {"event_ms": start.elapsed_time(end) if start is not None else None}
+
+    def facts(self, msg: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+        """What this process saw: patched functions, threads, children, precision."""
+        out: dict[str, Any] = {
+            "tampered": self.snapshot.tampered(),
+            "threads": self.snapshot.new_threads(),
+            "native_threads": self.snapshot.new_native_threads(),
+            "children": integrity.child_processes(),
+            "precision_flags": integrity.precision_flags(),
+            "precision_flags_before": self.snapshot.precision,
+            "sandbox": self.applied,
+        }
+
+        def once() -> None:
+            with torch.no_grad():
+                self.model(*self.args)
+
+        try:
+            out["dtypes_produced"] = integrity.dtypes_produced(once)
+        except Exception:  # noqa: BLE001 - compiled or custom code may not trace; not a failure
+            out["dtypes_produced"] = []
+        if self.job.get("policy") == "custom-kernels":
+            out["profile"] = integrity.profile_ops(once, self.device)
         return out
-    compile_s = time.monotonic() - t0
-    send("built", compile_s=compile_s)
-    result: dict[str, Any] = {"import_s": compile_s, "device_init_s": device_init_s}
-    try:
-        result.update(_run_trials(job, module, ref_module, source, filename, snapshot))
-    except BaseException as exc:  # noqa: BLE001
-        verdict = "compile_error" if is_build_error(exc) else "runtime_error"
-        result.update(_failure(verdict, exc, filename, "ModelNew"))
-    # Compile time: import (C++/CUDA builds, NVRTC) plus the first call (Triton's JIT).
-    result["compile_s"] = compile_s + float(result.get("first_call_s") or 0.0)
-    return result
 
 
-def _run_trials(job: dict[str, Any], module: Any, ref_module: Any, source: str, filename: str,
-                snapshot: integrity.Snapshot) -> dict[str, Any]:
-    device = job["device"]
-    workdir = Path(filename).parent
-    model = inp.make_model(module.ModelNew, ref_module, device)
-    first_compute = time.monotonic()
-    out_sizes = job.get("output_bytes", [])
-    trials: dict[str, list[Any]] = {}
-    mutated: list[int] = []
-    first_call_s_holder: list[float] = []
-    for seed in job["seeds"]:
-        values = inp.to_device(inp.make_inputs(ref_module, seed, device), device)
-        pristine = [v.clone() if isinstance(v, torch.Tensor) else v for v in values]
-        integrity.poison_free_memory(out_sizes, device)
-        t_call = time.monotonic()
-        with torch.no_grad():
-            out = model(*values)
-        _sync(device)
-        if not first_call_s_holder:  # Triton and lazy code compile on the first call
-            first_call_s_holder.append(time.monotonic() - t_call)
-        outputs = inp.as_outputs(out)
-        trials[str(seed)] = inp.detach_cpu(outputs)
-        for i, (v, p) in enumerate(zip(values, pristine, strict=True)):
-            if isinstance(v, torch.Tensor) and not _equal_nan(v, p):
-                mutated.append(i)
-        del out, outputs, values, pristine
-    first_s = time.monotonic() - first_compute
-    first_call_s = first_call_s_holder[0]
-    if any(isinstance(o, torch.Tensor) is False for outs in trials.values() for o in outs):
-        # Non-tensor outputs go back as they are; the parent reports the type.
-        pass
-
-    # Timing: inputs refilled in place from alternating fresh sets before every run, so an
-    # output cached on the input's identity is stale; the last call's output is re-checked.
-    t_timing = time.monotonic()
-    timing_sets = [inp.to_device(inp.make_inputs(ref_module, s, device), device)
-                   for s in job["timing_seeds"]]
-    buffers = [v.clone() if isinstance(v, torch.Tensor) else v for v in timing_sets[0]]
-    state: dict[str, Any] = {"set": 0, "out": None}
-
-    def prepare(i: int) -> None:
-        k = i % len(timing_sets)
-        for b, s in zip(buffers, timing_sets[k], strict=True):
-            if isinstance(b, torch.Tensor):
-                b.copy_(s)
-        state["set"] = k
-
-    def call() -> None:
-        with torch.no_grad():
-            state["out"] = model(*buffers)
-
-    integrity.poison_free_memory(out_sizes, device)
-    timing = bench(call, device=device, prepare=prepare, **job.get("timing", {}))
-    _sync(device)
-    timed = {"seed": job["timing_seeds"][state["set"]],
-             "outputs": inp.detach_cpu(inp.as_outputs(state["out"]))}
-    state["out"] = None
-
-    facts: dict[str, Any] = {
-        "tampered": snapshot.tampered(),
-        "threads": snapshot.new_threads(),
-        "native_threads": snapshot.new_native_threads(),
-        "children": integrity.child_processes(),
-        "precision_flags": integrity.precision_flags(),
-        "precision_flags_before": snapshot.precision,
-    }
-    timing_s = time.monotonic() - t_timing
-    sample = timing_sets[0]
-
-    def once() -> None:
-        with torch.no_grad():
-            model(*sample)
-
-    try:
-        facts["dtypes_produced"] = integrity.dtypes_produced(once)
-    except Exception:  # noqa: BLE001 - compiled or custom code may not trace; not a failure
-        facts["dtypes_produced"] = []
-    if job.get("policy") == "custom-kernels":
-        facts["profile"] = integrity.profile_ops(once, device)
-    t_save = time.monotonic()
-    torch.save({"trials": trials, "timed": timed}, workdir / "cand_outputs.pt")
-    facts["save_s"] = time.monotonic() - t_save
-    return {"ok": True, "timing": timing.to_dict(), "mutated": sorted(set(mutated)),
-            "trials_s": first_s, "timing_s": timing_s, "first_call_s": first_call_s, "forward_line": method_line(source, "ModelNew", "forward"),
-            **facts}
+def _output_problem(outputs: list[Any], buffers: list[torch.Tensor]) -> tuple[str, str] | None:
+    """Why the outputs cannot be taken as they are, or None. Only plain tensors count: a
+    subclass or a lazy tensor could compute its values after the clock stops."""
+    if len(outputs) != len(buffers):
+        return "output_count", f"{len(outputs)} outputs where the reference returns {len(buffers)}"
+    for i, (o, b) in enumerate(zip(outputs, buffers, strict=True)):
+        if type(o) is not _Tensor:
+            return "plain_outputs", (f"output {i} is a {type(o).__name__}, not a plain "
+                                     "torch.Tensor (subclasses and lazy tensors are refused)")
+        if tuple(o.shape) != tuple(b.shape) or o.dtype != b.dtype:
+            return "shape_dtype", (f"output {i} is {tuple(o.shape)} {o.dtype}, expected "
+                                   f"{tuple(b.shape)} {b.dtype}")
+        if o.device != b.device:
+            return "shape_dtype", f"output {i} is on {o.device}, expected {b.device}"
+    return None
 
 
-def _equal_nan(a: torch.Tensor, b: torch.Tensor) -> bool:
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    if a.is_floating_point():
-        return bool(_equal(a.nan_to_num(0.0, 1.0, -1.0), b.nan_to_num(0.0, 1.0, -1.0))) and bool(
-            _equal(a.isnan(), b.isnan()))
-    return bool(_equal(a, b))
+def run_candidate_job(job: dict[str, Any], workdir: Path, channel: transport.Channel,
+                      applied: dict[str, Any]) -> dict[str, Any]:
+    """Serve the parent's commands until it says `exit`."""
+    cand = Candidate(job, workdir, applied)
+    handlers = {name: getattr(cand, name) for name in (
+        "ping", "load", "attach", "poison", "go", "facts")}
+    transport.serve(channel, handlers)
+    return {"ok": True}
 
 
 __all__ = ["run_candidate_job", "patch_cpp_extension", "short_traceback"]

@@ -13,8 +13,8 @@ from gpurunner.report import Check
 
 # Checks whose failure means the values are wrong (verdict `incorrect`); every other failed
 # check means the values were right but a rule was broken (verdict `rejected`).
-CORRECTNESS_CHECKS = ("output_count", "shape_dtype", "finite", "allclose", "relative_norm",
-                      "timed_outputs")
+CORRECTNESS_CHECKS = ("output_count", "shape_dtype", "plain_outputs", "finite", "allclose",
+                      "relative_norm", "timed_outputs")
 
 
 @dataclass

@@ -4,7 +4,7 @@
         exit 0 and a summary when the reference is valid; exit 2 and the error when not.
     python -m gpurunner evaluate REF.py CAND.py [--device] [--trials N] [--atol X] [--rtol X]
         [--timeout S] [--compile-timeout S] [--policy any|custom-kernels]
-        [--no-compile-baseline] [--cached-eager] [--cache-dir DIR] [--json]
+        [--no-compile-baseline] [--cache-dir DIR] [--json]
         exit 0 whenever the evaluation ran, whatever the verdict.
 """
 
@@ -42,8 +42,6 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--policy", choices=["any", "custom-kernels"], default=d.policy)
     e.add_argument("--no-compile-baseline", action="store_true",
                    help="skip timing the reference under torch.compile (its fields are null)")
-    e.add_argument("--cached-eager", action="store_true",
-                   help="reuse the cached eager time instead of timing eager PyTorch again")
     e.add_argument("--cache-dir", default=None)
     e.add_argument("--json", action="store_true")
     return p
@@ -59,6 +57,11 @@ def _summary(report: ReferenceReport) -> str:
                  f"parameters: {report.parameters}")
     if report.operators:
         lines.append(f"  operators: {', '.join(report.operators[:12])}")
+    graph = report.graph or {}
+    if graph.get("captured"):
+        lines.append(f"  graph: {len(graph.get('nodes', []))} operators ({graph.get('method')})")
+    elif graph:
+        lines.append(f"  graph: not captured: {graph.get('reason')}")
     return "\n".join(lines)
 
 
@@ -66,13 +69,21 @@ def _fmt(x: float | None, unit: str = "", digits: int = 4) -> str:
     return "-" if x is None else f"{x:.{digits}g}{unit}"
 
 
+def _interval(v: Verdict) -> str:
+    if not v.speedup_ci:
+        return ""
+    return f" [{v.speedup_ci[0]:.3g}-{v.speedup_ci[1]:.3g}]" + (" noisy" if v.noisy else "")
+
+
 def _verdict_text(v: Verdict) -> str:
     lines = [f"{v.verdict}: {v.reason}",
              f"  backend {v.backend}  device {v.device} {v.device_name}".rstrip(),
              f"  candidate {_fmt(v.cand_ms, ' ms')} (spread {_fmt(v.cand_spread_pct, '%', 3)})  "
              f"eager {_fmt(v.ref_ms, ' ms')}  torch.compile {_fmt(v.compile_ref_ms, ' ms')}",
-             f"  speedup {_fmt(v.speedup, 'x', 3)}  vs compile {_fmt(v.speedup_vs_compile, 'x', 3)}"
-             f"  roofline {_fmt(v.roofline_pct, '%', 3)}  max abs err {_fmt(v.max_abs_err)}  "
+             f"  speedup {_fmt(v.speedup, 'x', 3)}{_interval(v)}  vs compile {_fmt(v.speedup_vs_compile, 'x', 3)}"
+             f"  roofline {_fmt(v.roofline_pct, '%', 3)}"
+             f"{f' ({v.roofline_bound} bound)' if v.roofline_bound else ''}"
+             f"  max abs err {_fmt(v.max_abs_err)}  "
              f"rel err {_fmt(v.rel_err)}  compile {_fmt(v.compile_s, ' s', 3)}"]
     for c in v.checks:
         lines.append(f"  [{'pass' if c.passed else 'FAIL'}] {c.name}: {c.detail}")
@@ -99,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     options = EvalOptions(device=args.device, trials=args.trials, atol=args.atol, rtol=args.rtol,
                           timeout_s=args.timeout, compile_timeout_s=args.compile_timeout,
                           policy=args.policy, compile_baseline=not args.no_compile_baseline,
-                          cache_dir=args.cache_dir, retime_eager=not args.cached_eager)
+                          cache_dir=args.cache_dir)
     verdict = gpurunner.evaluate(args.reference.read_text(), args.candidate.read_text(), options)
     print(json.dumps(verdict.to_dict(), indent=2) if args.json else _verdict_text(verdict))
     return 0

@@ -61,12 +61,6 @@ def as_outputs(result: Any) -> list[Any]:
     return [result]
 
 
-def detach_cpu(outputs: list[Any]) -> list[Any]:
-    """Copies on the CPU of every output (what the parent compares)."""
-    return [o.detach().to("cpu", copy=True) if isinstance(o, torch.Tensor) else o
-            for o in outputs]
-
-
 def describe(values: list[Any]) -> tuple[list[list[int]], list[str]]:
     """Shapes and dtype names of the tensors among `values` (other values: their type)."""
     shapes, dtypes = [], []

@@ -1,117 +1,86 @@
-"""Turn what a candidate worker reported into a Verdict (runs in the trusted parent).
+"""Turn what the trusted side measured and checked into a Verdict (runs in the parent).
 
-Outputs are compared here, against reference outputs the candidate's process never had.
+Correctness comes from the reference worker's comparisons, times from the parent's clock;
+the candidate's own facts only add advisory checks (see docs/runner.md).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import torch
-
-from gpurunner import cache, checks, roofline
+from gpurunner import checks, containment, roofline
+from gpurunner.facts import CandidateFacts, number
+from gpurunner.paired import CandidateRun, Referee, RunFailure, timing_params
+from gpurunner.problem import Problem
 from gpurunner.reference import TRIVIAL_OPS
 from gpurunner.report import Check, EvalOptions, Verdict
-from gpurunner.sandbox import WorkerResult, describe_exit
-
-if TYPE_CHECKING:
-    from gpurunner.api import Problem
+from gpurunner.timing import paired_ratio, summarize
 
 POLICY_REFERENCE_SHARE = 0.2  # more of the time than this in the reference's own ops: fallback
 POLICY_TORCH_SHARE = 0.8  # more than this in torch operators: not custom kernels
 TIMER_NAMES = ("time.", "torch.cuda.")
+OUTPUT_CHECKS = ("output_count", "shape_dtype", "plain_outputs")
 
 
-def judge_run(res: WorkerResult, problem: Problem, options: EvalOptions, backend: str) -> Verdict:
+def judge_failure(fail: RunFailure, problem: Problem, options: EvalOptions, backend: str,
+                  ) -> Verdict:
+    """The verdict for a run that stopped early: its cause, in the failure's words."""
+    failed = []
+    if fail.extra.get("check") in OUTPUT_CHECKS:  # named by the candidate's worker: known only
+        failed = [Check(str(fail.extra["check"]), False, str(fail.extra.get("detail", "")))]
+    return Verdict(verdict=fail.verdict, reason=fail.reason[:600], error=fail.error,
+                   checks=failed,
+                   compile_log=str(fail.extra.get("compile_log") or ""), backend=backend,
+                   device=options.device, device_name=problem.report.get("device_name", ""))
+
+
+def _comparison(d: dict[str, Any]) -> checks.Comparison:
+    """A Comparison from the reference worker's reply (typed again: it crossed a process)."""
+    found = [Check(str(c.get("name")), bool(c.get("passed")), str(c.get("detail", ""))[:500])
+             for c in d.get("checks") or [] if isinstance(c, dict)]
+    return checks.Comparison(found or [Check("output_count", False, "no comparison")],
+                             _error(d.get("max_abs_err")), _error(d.get("rel_err")))
+
+
+def _error(value: Any) -> float:
+    got = number(value, 0.0, float("inf"))
+    return float("inf") if got is None else got
+
+
+def judge_run(run: CandidateRun, ref: Referee, problem: Problem, options: EvalOptions,
+              backend: str) -> Verdict:
     """The verdict for one candidate run: every check by name, numbers, one-sentence reason."""
     report = problem.report
     base = {"backend": backend, "device": options.device,
-            "device_name": report.get("device_name", ""), "compile_s": res.compile_s}
-    base.update(_baselines(report))
-    if res.status == "timeout":
-        limit = options.timeout_s if res.phase == "built" else options.compile_timeout_s
-        what = "ran" if res.phase == "built" else "was still importing or building"
-        return Verdict(verdict="timeout", reason=f"the candidate {what} past the {limit:.0f} s "
-                       "limit and its processes were killed", error=res.stderr_tail, **base)
-    if res.status != "done":
-        return Verdict(verdict="runtime_error", reason=f"the candidate crashed: {describe_exit(res)}",
-                       error=res.stderr_tail, **base)
-    r = res.result
-    if "harness_error" in r:
-        return Verdict(verdict="runtime_error", reason="the runner failed while running the "
-                       "candidate (the candidate may have broken the process)",
-                       error=r["harness_error"], **base)
-    if r.get("verdict"):
-        return Verdict(verdict=r["verdict"], reason=r.get("reason", ""), error=r.get("error", "")
-                       or r.get("compile_log", ""), compile_log=r.get("compile_log", ""), **base)
-    assert res.workdir is not None
-    try:
-        # Memory-mapped: each output is read once, straight into the comparison.
-        cand = torch.load(res.workdir / "cand_outputs.pt", weights_only=True, mmap=True)
-    except Exception as exc:  # noqa: BLE001 - the file comes from the untrusted process
-        return Verdict(verdict="runtime_error", reason=f"the candidate's outputs could not be read "
-                       f"({type(exc).__name__})", **base)
-    return _judge_outputs(r, cand, problem, options, base)
-
-
-def _baselines(report: dict[str, Any]) -> dict[str, Any]:
-    eager, compiled = report.get("eager") or {}, report.get("compiled") or {}
-    return {"ref_ms": eager.get("median_ms"), "ref_spread_pct": eager.get("spread_pct"),
-            "compile_ref_ms": compiled.get("median_ms")}
-
-
-def compare_device(device: str) -> str:
-    """Where the parent compares outputs: the evaluation's GPU when this process can use it
-    (candidates are done with it by then), else the CPU."""
-    if device.startswith("cuda") and torch.cuda.is_available():
-        return device
-    return "cpu"
-
-
-def _judge_outputs(r: dict[str, Any], cand: dict[str, Any], problem: Problem,
-                   options: EvalOptions, base: dict[str, Any]) -> Verdict:
-    on = compare_device(options.device)
-    comparisons = []
-    for seed in problem.seeds:
-        got = cand["trials"].get(str(seed))
-        ref = cache.load_outputs(problem.cache_dir, problem.key, seed)
-        if ref is None:
-            raise RuntimeError(f"reference outputs for seed {seed} are missing from the cache")
-        if got is None:
-            comparisons.append(checks.Comparison([Check("output_count", False, "no output")],
-                                                 float("inf"), float("inf")))
-            continue
-        comparisons.append(checks.compare_outputs(ref, got, options.atol, options.rtol, on))
-    merged = checks.merge_trials(comparisons)
+            "device_name": report.get("device_name", "")}
+    merged = checks.merge_trials([_comparison(t) for t in run.trials])
     all_checks = list(merged.checks)
-    timed = cand.get("timed") or {}
-    timed_ref = (cache.load_outputs(problem.cache_dir, problem.key, int(timed["seed"]))
-                 if str(timed.get("seed", "")).isdigit() else None)
-    timed_cmp = (checks.compare_outputs(timed_ref, timed.get("outputs", []), options.atol,
-                                        options.rtol, on) if timed_ref is not None else None)
-    if timed_cmp is None:
-        all_checks.append(Check("timed_outputs", False, "no output from the timed loop"))
+    if run.timed_failures:
+        first = next((c.detail for c in _comparison(run.timed_failures[0]).checks
+                      if not c.passed), "wrong outputs")
+        all_checks.append(Check("timed_outputs", False, f"{len(run.timed_failures)} of "
+                                f"{run.timed_checked} timed calls on fresh inputs were wrong: "
+                                f"{first}"))
     else:
-        failed = [c.detail for c in timed_cmp.checks if not c.passed]
-        all_checks.append(Check("timed_outputs", not failed,
-                                "the last timed call on fresh inputs matches the reference"
-                                if not failed else "the last timed call (fresh inputs refilled "
-                                "in place) is wrong: " + failed[0]))
-    all_checks.extend(_integrity_checks(r, problem, options))
-    timing = r.get("timing") or {}
-    cand_ms = timing.get("median_ms")
-    precision = _precision_label(r, problem.report)
+        all_checks.append(Check("timed_outputs", run.timed_checked > 0,
+                                f"all {run.timed_checked} timed calls on fresh inputs match the "
+                                "reference" if run.timed_checked else "no timed call checked"))
+    all_checks.append(checks.inputs_unchanged(run.mutated))
+    all_checks.extend(_integrity_checks(run.facts, problem, options))
+    precision = _precision_label(run.facts, report)
     all_checks.append(Check("precision", True, f"computes in {precision}" if precision else
                             "no precision change detected"))
-    numbers = _numbers(problem.report, cand_ms, base, precision)
-    if options.device.startswith("cuda") and cand_ms:
+    compute = _compute_precision(run.facts.precision_flags, problem.report, precision,
+                                 base["backend"])
+    numbers = _numbers(run, report, base, compute, options)
+    if options.device.startswith("cuda") and numbers["cand_ms"]:
         c = roofline.ceilings_for(base.get("device_name", ""))
-        all_checks.append(roofline.floor_check(c, problem.report.get("flops", 0.0),
-                                               problem.report.get("bytes", 0.0), cand_ms))
-        all_checks.append(checks.host_cross_check(timing.get("event_check_ms") or cand_ms,
-                                                  timing.get("host_median_ms")))
-    all_checks.append(_sandbox_check(r.get("sandbox") or {}))
-    all_checks.append(_baseline_check(problem.report, options))
+        all_checks.append(roofline.floor_check(
+            c, report.get("flops", 0.0), report.get("bytes", 0.0), numbers["cand_ms"],
+            _data_dtype(report), max(options.atol, options.rtol)))
+    all_checks.append(_timing_check(run, numbers))
+    all_checks.append(_sandbox_check(run.sandbox))
+    all_checks.append(_baseline_check(run, ref, options))
 
     wrong = [c for c in all_checks if not c.passed and c.name in checks.CORRECTNESS_CHECKS]
     broken = [c for c in all_checks if not c.passed and c.name not in checks.CORRECTNESS_CHECKS]
@@ -122,37 +91,79 @@ def _judge_outputs(r: dict[str, Any], cand: dict[str, Any], problem: Problem,
                                        f"{broken[0].detail}")
     else:
         verdict, reason = "correct", (f"all {len(all_checks)} checks passed over "
-                                      f"{len(problem.seeds)} trials")
+                                      f"{len(run.trials)} trials and {run.timed_checked} timed "
+                                      "calls")
     max_abs = merged.max_abs_err if merged.max_abs_err != float("inf") else None
     rel = merged.rel_err if merged.rel_err != float("inf") else None
-    return Verdict(verdict=verdict, reason=reason[:500], checks=all_checks,
-                   cand_ms=cand_ms, cand_spread_pct=timing.get("spread_pct"),
-                   max_abs_err=max_abs, rel_err=rel, precision=precision, **numbers, **base)
+    return Verdict(verdict=verdict, reason=reason[:500], checks=all_checks, max_abs_err=max_abs,
+                   rel_err=rel, precision=precision, compile_s=run.load_s + run.first_call_s,
+                   **numbers, **base)
 
 
-def _numbers(report: dict[str, Any], cand_ms: float | None, base: dict[str, Any],
-             precision: str | None) -> dict[str, Any]:
-    out: dict[str, Any] = {"speedup": None, "speedup_vs_compile": None, "roofline_pct": None,
-                           "achieved_gbps": None, "achieved_tflops": None}
-    if not cand_ms:
+def _numbers(run: CandidateRun, report: dict[str, Any], base: dict[str, Any],
+             compute: str, options: EvalOptions) -> dict[str, Any]:
+    """Times (medians of the paired calls), speedups with their intervals, roofline."""
+    out: dict[str, Any] = {k: None for k in (
+        "ref_ms", "ref_spread_pct", "compile_ref_ms", "cand_ms", "cand_spread_pct", "speedup",
+        "speedup_ci", "speedup_vs_compile", "speedup_vs_compile_ci", "roofline_pct",
+        "roofline_bound", "roofline_peak", "achieved_gbps", "achieved_tflops")}
+    out["noisy"] = False
+    if not run.cand_ms or len(run.eager_ms) != len(run.cand_ms):
         return out
-    if base.get("ref_ms"):
-        out["speedup"] = base["ref_ms"] / cand_ms
-    if base.get("compile_ref_ms"):
-        out["speedup_vs_compile"] = base["compile_ref_ms"] / cand_ms
+    cand, eager = summarize(run.cand_ms), summarize(run.eager_ms)
+    out.update(cand_ms=cand.median_ms, cand_spread_pct=cand.spread_pct, ref_ms=eager.median_ms,
+               ref_spread_pct=eager.spread_pct)
+    speedup, low, high = paired_ratio(run.eager_ms, run.cand_ms)
+    out["speedup"], out["speedup_ci"] = speedup, [low, high]
+    max_ratio = timing_params(options.device)["max_ci_ratio"]
+    out["noisy"] = not (low > 0 and high / low <= max_ratio)
+    if len(run.compiled_ms) == len(run.cand_ms):
+        s, lo, hi = paired_ratio(run.compiled_ms, run.cand_ms)
+        out.update(compile_ref_ms=summarize(run.compiled_ms).median_ms, speedup_vs_compile=s,
+                   speedup_vs_compile_ci=[lo, hi])
+    if base.get("device", "cpu") == "cpu":
+        return out  # a CPU's rates depend on its cores and caches: no roofline to judge by
+    ms = cand.median_ms
     nbytes, flops = report.get("bytes", 0.0), report.get("flops", 0.0)
-    out["achieved_gbps"] = nbytes / (cand_ms / 1e3) / 1e9
-    out["achieved_tflops"] = flops / (cand_ms / 1e3) / 1e12
+    out["achieved_gbps"] = nbytes / (ms / 1e3) / 1e9 if nbytes else None
+    out["achieved_tflops"] = flops / (ms / 1e3) / 1e12 if flops else None
     c = roofline.ceilings_for(base.get("device_name", ""))
-    if c is not None and base.get("device", "cpu") != "cpu":
-        dtype = (report.get("output_dtypes") or ["float32"])[0]
-        out["roofline_pct"] = roofline.roofline_pct(c, flops, nbytes, cand_ms, dtype, precision)
+    if c is not None:
+        pct, bound, peak = roofline.roofline(c, flops, nbytes, ms, compute)
+        out.update(roofline_pct=pct, roofline_bound=bound, roofline_peak=peak)
     return out
 
 
-def _integrity_checks(r: dict[str, Any], problem: Problem, options: EvalOptions) -> list[Check]:
-    out = [checks.inputs_unchanged(r.get("mutated", []))]
-    tampered = r.get("tampered", [])
+def _data_dtype(report: dict[str, Any]) -> str:
+    """The dtype the reference computes in: its first floating output's (else float32)."""
+    return next((d for d in report.get("output_dtypes") or [] if "float" in d), "float32")
+
+
+def _compute_precision(flags: dict[str, Any], report: dict[str, Any], label: str | None,
+                       backend: str | None) -> str:
+    """The precision the candidate's arithmetic runs at, for its roofline percent."""
+    reduced = roofline.tf32_allowed(flags or {}, report.get("operators", []), backend)
+    return roofline.compute_precision(_data_dtype(report), label, reduced)
+
+
+def _timing_check(run: CandidateRun, numbers: dict[str, Any]) -> Check:
+    """How the times were taken and how sure the speedup is (never fails: `noisy` marks it)."""
+    if not numbers["speedup"]:
+        return Check("timing", True, "not timed")
+    low, high = numbers["speedup_ci"]
+    detail = (f"{len(run.cand_ms)} paired calls in {run.blocks} block(s), timed by the runner's "
+              f"clock (channel floor {run.floor_ms:.3f} ms taken off); speedup "
+              f"{numbers['speedup']:.3g}x, 95% interval {low:.3g}-{high:.3g}")
+    if numbers["noisy"]:
+        detail += ": noisy, the interval stayed wide (the machine is busy)"
+    return Check("timing", True, detail)
+
+
+def _integrity_checks(facts: CandidateFacts, problem: Problem, options: EvalOptions,
+                      ) -> list[Check]:
+    """Advisory checks from the candidate's own report (see CandidateFacts)."""
+    out = []
+    tampered = facts.tampered
     timers = [n for n in tampered if n.startswith(TIMER_NAMES)]
     others = [n for n in tampered if not n.startswith(TIMER_NAMES)]
     out.append(Check("timer_untouched", not timers,
@@ -160,15 +171,18 @@ def _integrity_checks(r: dict[str, Any], problem: Problem, options: EvalOptions)
     out.append(Check("harness_untouched", not others,
                      f"replaced: {', '.join(others)}" if others else
                      "seeding, copying and comparison functions unchanged"))
-    threads, native = r.get("threads", []), r.get("native_threads", 0)
+    threads, native = facts.threads, facts.native_threads
     out.append(Check("no_leftover_threads", not threads,
                      f"threads still running: {', '.join(threads)}" if threads else
                      f"no Python threads left ({native} new native threads, e.g. pools)"))
-    children = r.get("children", [])
+    children = facts.children
     out.append(Check("no_child_processes", not children,
                      f"processes left running: {children}" if children else "none left"))
     if options.policy == "custom-kernels":
-        out.append(_policy_check(r.get("profile") or {}, problem.report))
+        out.append(_policy_check(facts.profile or {}, problem.report))
+    if facts.malformed:
+        out.append(Check("facts_readable", False, "the candidate's process sent unreadable "
+                         f"facts: {', '.join(facts.malformed)}"))
     return out
 
 
@@ -195,43 +209,34 @@ def _policy_check(profile: dict[str, Any], report: dict[str, Any]) -> Check:
                  f"{100 * torch_share:.0f}% in torch operators")
 
 
-def _precision_label(r: dict[str, Any], report: dict[str, Any]) -> str | None:
+def _precision_label(facts: CandidateFacts, report: dict[str, Any]) -> str | None:
     labels = []
-    before, after = r.get("precision_flags_before") or {}, r.get("precision_flags") or {}
+    before, after = facts.precision_flags_before, facts.precision_flags
     if (after.get("matmul_tf32") and not before.get("matmul_tf32")) or (
             after.get("cudnn_tf32") and not before.get("cudnn_tf32")) or (
             after.get("float32_matmul_precision") != before.get("float32_matmul_precision")):
         labels.append("tf32")
     ref_dtypes = set(report.get("output_dtypes", [])) | set(report.get("input_dtypes", []))
-    produced = set(r.get("dtypes_produced", []))
+    produced = set(facts.dtypes_produced)
     for low, name in (("bfloat16", "bf16"), ("float16", "fp16")):
         if low in produced and low not in ref_dtypes:
             labels.append(name)
     return "+".join(labels) or None
 
 
-def _baseline_check(report: dict[str, Any], options: EvalOptions) -> Check:
+def _baseline_check(run: CandidateRun, ref: Referee, options: EvalOptions) -> Check:
     """How the baselines were measured (informational: it never fails a candidate)."""
-    eager = (report.get("eager") or {}).get("median_ms")
-    parts = [f"eager {eager:.4g} ms" if eager else "eager not timed"]
-    if report.get("compiled"):
-        parts.append(f"torch.compile {report['compiled']['median_ms']:.4g} ms")
-    elif report.get("compile_error"):
-        parts.append(f"torch.compile failed: {report['compile_error']}")
+    parts = [f"eager timed in {len(run.eager_ms)} calls"]
+    if run.compiled_ms:
+        parts.append(f"torch.compile in {len(run.compiled_ms)} calls")
+    elif ref.compile_error:
+        parts.append(f"torch.compile failed: {ref.compile_error}")
     elif not options.compile_baseline:
         parts.append("torch.compile baseline skipped")
-    age = report.get("eager_age_s")
-    when = f"{age:.0f} s ago" if age else "for this evaluation"
-    how = (f"eager timed {when} in a trusted process, torch.compile cached per problem and "
-           "device" if report.get("eager_retimed") else "cached per problem and device")
-    return Check("baselines", True, "; ".join(parts) + f" ({how})")
+    return Check("baselines", True, "; ".join(parts) + ", interleaved with the candidate's "
+                 "calls on the same inputs, in a trusted process")
 
 
 def _sandbox_check(applied: dict[str, Any]) -> Check:
-    parts = [f"user id {applied.get('uid')}"]
-    parts.append("no network" if applied.get("no_network") else "network not isolated (not root)")
-    if applied.get("pid_namespace"):
-        parts.append("own PID namespace")
-    if applied.get("hidden"):
-        parts.append("runner's cache hidden")
-    return Check("sandbox", True, ", ".join(parts) + ", scrubbed environment, temporary directory")
+    passed, detail = containment.describe(applied)
+    return Check("sandbox", passed, detail)

@@ -1,7 +1,9 @@
 """The trusted reference job (runs in its own sandboxed worker, never with a candidate).
 
-Validates a KernelBench-format reference, records shapes, dtypes, FLOPs and bytes, computes
-the reference outputs for the trial seeds, and times the eager and `torch.compile` baselines.
+Validates a KernelBench-format reference: runs it on inputs from a fresh seed (twice, to find
+a forward whose outputs are not deterministic), records shapes, dtypes, FLOPs, bytes and the
+operator graph. Evaluations compute reference outputs in a worker of their own
+(`gpurunner.referee`), never from anything this job leaves behind.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from typing import Any
 
 import torch
 
+from gpurunner import determinism, hardware
 from gpurunner import inputs as inp
+from gpurunner.graph import capture
 from gpurunner.load import (
     SourceError,
     check_syntax,
@@ -22,7 +26,6 @@ from gpurunner.load import (
     require,
     short_traceback,
 )
-from gpurunner.timing import bench
 
 TRIVIAL_OPS = {
     "aten::empty", "aten::empty_like", "aten::empty_strided", "aten::view", "aten::reshape",
@@ -129,13 +132,12 @@ def _run(job: dict[str, Any], workdir: Path, send: Any) -> dict[str, Any]:
                   inp.make_model, module.Model, module, device)
 
     seeds: list[int] = job["seeds"]
-    timing_seeds: list[int] = job.get("timing_seeds", [])
     gi_line = definition_line(source, "get_inputs")
     fwd_line = method_line(source, "Model", "forward")
-    all_outputs: dict[str, list[Any]] = {}
-    report: dict[str, Any] = {"ok": True, **info, "init_inputs": _jsonable(init)}
+    report: dict[str, Any] = {"ok": True, **info, "init_inputs": _jsonable(init),
+                              "hardware": hardware.describe(device)}
     first_inputs: list[Any] = []
-    for n, seed in enumerate(list(seeds) + list(timing_seeds)):
+    for n, seed in enumerate(seeds):
         values = _call(source, filename, "get_inputs()", gi_line, inp.make_inputs, module, seed,
                        device)
         if not isinstance(values, list) or not values:
@@ -159,27 +161,16 @@ def _run(job: dict[str, Any], workdir: Path, send: Any) -> dict[str, Any]:
         if device.startswith("cuda"):
             _call(source, filename, "Model.forward", fwd_line, torch.cuda.synchronize)
         if n == 0:
+            if diff := _call(source, filename, "Model.forward", fwd_line,
+                             determinism.rerun_difference, model, module, seed, device, outputs):
+                raise SourceError(determinism.message(diff), fwd_line, "nondeterministic")
             report["output_shapes"], report["output_dtypes"] = inp.describe(outputs)
             report["bytes"] = float(inp.input_bytes(values) + inp.input_bytes(outputs))
             first_inputs = values
-        if job.get("compute_outputs", True):
-            torch.save(inp.detach_cpu(outputs), workdir / f"ref_out_{seed}.pt")
-            all_outputs[str(seed)] = []
     report["flops"] = _flops(model, first_inputs)
     report["operators"] = _traced_ops(model, first_inputs)
+    report["graph"] = capture(model, first_inputs)
     report["parameters"] = int(sum(p.numel() for p in model.parameters()))
-    report["output_files"] = sorted(f"ref_out_{s}.pt" for s in all_outputs)
-
-    timing_inputs = [inp.to_device(inp.make_inputs(module, s, device), device)
-                     for s in timing_seeds]
-    if job.get("time_eager") and timing_inputs:
-        report["eager"] = _time_model(model, timing_inputs, device, job).to_dict()
-    if job.get("time_compile") and timing_inputs:
-        try:
-            compiled = torch.compile(model)
-            report["compiled"] = _time_model(compiled, timing_inputs, device, job).to_dict()
-        except Exception as exc:  # noqa: BLE001 - a baseline that fails to compile is reported
-            report["compile_error"] = f"{type(exc).__name__}: {exc}"[:500]
     return report
 
 
@@ -199,23 +190,6 @@ def _check_fits(values: list[Any], device: str, line: int | None) -> None:
         raise SourceError(f"get_inputs() makes {need / 2**30:.2f} GiB of inputs; with copies and "
                           f"outputs that exceeds the {free / 2**30:.1f} GiB free on {device}",
                           line, "type")
-
-
-def _time_model(model: Any, timing_inputs: list[list[Any]], device: str, job: dict[str, Any]):
-    """Time `model` with the same protocol as candidates (inputs refilled before each run)."""
-    buffers = [v.clone() if isinstance(v, torch.Tensor) else v for v in timing_inputs[0]]
-
-    def prepare(i: int) -> None:
-        src = timing_inputs[i % len(timing_inputs)]
-        for b, s in zip(buffers, src, strict=True):
-            if isinstance(b, torch.Tensor):
-                b.copy_(s)
-
-    def call() -> None:
-        with torch.no_grad():
-            model(*buffers)
-
-    return bench(call, device=device, prepare=prepare, **job.get("timing", {}))
 
 
 def _jsonable(values: Any) -> list[Any]:

@@ -39,6 +39,10 @@ class ReferenceReport:
     bytes: float = 0.0
     operators: list[str] = field(default_factory=list)  # aten ops the forward runs
     parameters: int = 0
+    # The forward as an operator graph (gpurunner/graph.py; the format is in
+    # docs/architecture.md); {} from a runner that predates it.
+    graph: dict[str, Any] = field(default_factory=dict)
+    hardware: dict[str, Any] = field(default_factory=dict)  # gpurunner.hardware.describe()
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -73,6 +77,8 @@ class Verdict:
     max_abs_err: float | None = None
     rel_err: float | None = None
     roofline_pct: float | None = None
+    roofline_bound: str | None = None  # "memory" or the precision whose ceiling bounds the kernel
+    roofline_peak: float | None = None  # that ceiling: bytes/s for memory, else FLOP/s
     achieved_gbps: float | None = None
     achieved_tflops: float | None = None
     precision: str | None = None  # e.g. "tf32", "bf16" when the candidate changed precision
@@ -81,6 +87,10 @@ class Verdict:
     error: str = ""  # traceback or compiler output for failures
     eval_s: float | None = None
     stages_s: dict[str, float] = field(default_factory=dict)  # where eval_s went, by stage
+    # The speedups' 95% intervals [low, high], from calls paired with the baselines' calls.
+    speedup_ci: list[float] | None = None
+    speedup_vs_compile_ci: list[float] | None = None
+    noisy: bool = False  # the interval stayed wide: the speedup is not a fact to rank by
 
     @property
     def is_correct(self) -> bool:
@@ -111,10 +121,8 @@ class EvalOptions:
     timeout_s: float = 60.0  # the candidate's run: checks and timing
     compile_timeout_s: float = 600.0  # building the candidate's extensions
     policy: str = "any"  # "any" or "custom-kernels"
-    compile_baseline: bool = True  # also time the reference under torch.compile
+    compile_baseline: bool = True  # also time the reference under torch.compile, paired
     cache_dir: str | None = None  # build and baseline cache; default under ~/.cache/kernelweb
-    retime_eager: bool = True  # time eager again per evaluation call; torch.compile stays cached
-    eager_fresh_s: float = 60.0  # ...unless this runner timed it less than this long ago
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,9 +1,9 @@
 """Run a worker process (`python -m gpurunner.worker`) sandboxed, with limits and a timeout.
 
 The parent side of the sandbox: a fresh interpreter per job, in its own session and process
-group, in a private temporary directory, with a scrubbed environment. The worker applies the
-rest to itself before it imports any untrusted code (see `worker.confine`): no network, its own
-unprivileged user id when the parent is root, and resource limits.
+group, in a private working folder, with a scrubbed environment and a user id of its own. The
+worker contains itself before it imports any untrusted code (see `containment`). Clean-up
+kills every process of that user id and removes the folder, on every exit path.
 
 Messages from the worker arrive as JSON lines on a private pipe: `ready` (torch imported),
 `built` (candidate imported and compiled; the run limit starts), `done`.
@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import atexit
 import fcntl
-import functools
 import json
 import os
 import re
-import select
 import shutil
 import signal
+import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -29,13 +29,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpurunner import build, containment
+from gpurunner.facts import number
+from gpurunner.transport import Channel, ChannelError
+from gpurunner.uids import UidSlot, kill_uid, work_root
+
 # Variables a candidate never sees: anything that looks like a credential.
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION", re.IGNORECASE)
 _SECRET_URL_NAMES = {"DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "BROKER_URL"}
 _URL_WITH_USER = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]*@", re.IGNORECASE)
 
-UID_BASE = 61000  # unprivileged ids handed to sandboxes when the runner is root
-UID_SLOTS = 512
+MAX_RESULT_BYTES = 16 << 20  # a worker's result.json beyond this is ignored, never parsed
 
 
 def scrubbed_env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -46,10 +50,13 @@ def scrubbed_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     this interpreter first on PATH so `ninja` from the virtual environment is found.
     """
     env: dict[str, str] = {}
+    private = private_paths()
     for name, value in os.environ.items():
         if _SECRET_NAME.search(name) or name in _SECRET_URL_NAMES or _URL_WITH_USER.search(value):
             continue
-        if name.startswith(("DJANGO_", "HUEY_", "GPURUNNER_TEST_")):
+        if name.startswith(("DJANGO_", "HUEY_", "GPURUNNER_", "KERNELWEB_")) or name == "PYTHONPATH":
+            continue
+        if any(path in value for path in private):  # e.g. a variable naming the app's data
             continue
         env[name] = value
     bin_dir = str(Path(sys.executable).parent)
@@ -62,124 +69,86 @@ def scrubbed_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def private_paths() -> list[str]:
+    """Directories no sandbox may see: GPURUNNER_PRIVATE_PATHS (os.pathsep-separated), where
+    an application names its own data (a database, keys)."""
+    return [p for p in os.environ.get("GPURUNNER_PRIVATE_PATHS", "").split(os.pathsep) if p]
+
+
 def runner_pythonpath() -> str:
     """The directory that holds the gpurunner package, so the worker imports this copy."""
     return str(Path(__file__).resolve().parent.parent)
 
 
-def _readable_by_others(path: Path) -> bool:
-    """Whether a user id other than ours can reach `path` (o+x on every folder, o+r on it)."""
-    try:
-        if not os.stat(path).st_mode & 0o004:
-            return False
-        return all(os.stat(p).st_mode & 0o001 for p in path.resolve().parents)
-    except OSError:
-        return False
-
-
-@functools.cache
 def can_drop_user() -> bool:
-    """Whether sandboxes can run under their own user id: we are root and the interpreter,
-    its standard library, torch and this package are readable by other users."""
-    if os.geteuid() != 0:
-        return False
-    import importlib.util
-
-    torch_spec = importlib.util.find_spec("torch")
-    paths = [Path(sys.executable).resolve(), Path(os.__file__).resolve(),
-             Path(__file__).resolve()]
-    if torch_spec and torch_spec.origin:
-        paths.append(Path(torch_spec.origin).resolve())
-    return all(_readable_by_others(p) for p in paths)
+    """Whether sandboxes run contained under a user id of their own on this machine."""
+    return containment.available()[0]
 
 
-# Modules every worker imports; compiled once by a trusted process (see bytecode_dir).
-WORKER_IMPORTS = ("torch, torch.utils.cpp_extension, torch.profiler, torch.utils.flop_counter, "
-                  "torch.utils._python_dispatch, gpurunner.worker, gpurunner.candidate, "
-                  "gpurunner.reference")
-_PREWARMED: set[str] = set()
+def _new_workdir() -> tuple[Path, int]:
+    """A private working folder under the runner's state folder, with the lock that marks it
+    in use (`sweep_workdirs` removes folders whose runner died)."""
+    root = work_root()
+    path = Path(tempfile.mkdtemp(prefix="w-", dir=root))
+    fd = os.open(f"{path}.lock", os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return path, fd
 
 
-def bytecode_dir() -> str | None:
-    """A bytecode cache that sandboxes may read but not write, filled by the runner itself.
+def sweep_workdirs(min_age_s: float = 60.0) -> int:
+    """Remove working folders left by a runner that was killed (their lock is free); returns
+    how many. Young entries are left alone: their worker may be between mkdir and lock."""
+    root = work_root()
+    removed = 0
+    for lock in root.glob("*.lock"):
+        try:
+            if time.time() - os.lstat(lock).st_mtime < min_age_s:
+                continue
+            fd = os.open(lock, os.O_RDWR | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        shutil.rmtree(root / lock.stem, ignore_errors=True)
+        lock.unlink(missing_ok=True)
+        os.close(fd)
+        removed += 1
+    return removed
 
-    Sandboxes under their own user id cannot write __pycache__ next to the sources, so where
-    the installation has none (packages installed with --no-compile) every worker would
-    recompile torch's Python files on import, several seconds each time. The runner (root)
-    fills this directory once, importing what workers import; a directory not owned by us is
-    never used (a sandbox could have planted it)."""
-    if not can_drop_user():
+
+def _read_tail(fd: int, limit: int) -> bytes:
+    """The last `limit` bytes of an open file (ours: the sandbox cannot swap what it points to)."""
+    size = os.fstat(fd).st_size
+    return os.pread(fd, limit, max(0, size - limit))
+
+
+def _read_private(path: Path) -> str | None:
+    """A file the sandbox wrote, never following a link it may have planted."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
         return None
-    path = Path(tempfile.gettempdir()) / f"gpurunner-pycache-{os.geteuid()}"
-    path.mkdir(mode=0o755, exist_ok=True)
-    st = os.lstat(path)
-    if st.st_uid != os.geteuid() or st.st_mode & 0o022 or not path.is_dir():
-        return None
-    key = str(path)
-    if key not in _PREWARMED:
-        code = f"import {WORKER_IMPORTS}\ntry:\n    import triton, triton.language\nexcept ImportError:\n    pass\n"
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env.update(PYTHONPYCACHEPREFIX=key, PYTHONPATH=runner_pythonpath())
-        subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=600)
-        _PREWARMED.add(key)
-    return key
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            return None
+        data = f.read(MAX_RESULT_BYTES + 1)
+        return data.decode(errors="replace") if len(data) <= MAX_RESULT_BYTES else None
 
 
-class UidSlot:
-    """An unprivileged user id reserved for one sandbox (only when the runner is root).
-
-    A lock file per id keeps two runner processes on one host from sharing an id: the id is
-    what limits the sandbox's process count and what its clean-up kills.
-    """
-
-    def __init__(self, lock_dir: Path):
-        self.uid: int | None = None
-        self._fd: int | None = None
-        if not can_drop_user():
-            return
-        lock_dir.mkdir(parents=True, exist_ok=True)
-        start = os.getpid() % UID_SLOTS
-        for i in range(UID_SLOTS):
-            n = (start + i) % UID_SLOTS
-            fd = os.open(lock_dir / f"{n}.lock", os.O_CREAT | os.O_RDWR, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                os.close(fd)
-                continue
-            self.uid, self._fd = UID_BASE + n, fd
-            return
-
-    def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+EXT_IN_SANDBOX = "/ext"  # TORCH_EXTENSIONS_DIR inside a contained worker
 
 
-def kill_uid(uid: int) -> int:
-    """Kill every process that runs under `uid`; returns how many were signalled."""
-    killed = 0
-    for _ in range(5):  # a fork bomb spawns while we kill: sweep until none is left
-        found = 0
-        for proc in Path("/proc").iterdir():
-            if not proc.name.isdigit():
-                continue
-            try:
-                status = (proc / "status").read_text()
-            except OSError:
-                continue
-            m = re.search(r"^Uid:\s+(\d+)", status, re.MULTILINE)
-            if m and int(m.group(1)) == uid:
-                try:
-                    os.kill(int(proc.name), signal.SIGKILL)
-                    found += 1
-                except OSError:
-                    pass
-        killed += found
-        if not found:
-            break
-        time.sleep(0.05)
-    return killed
+def pid_namespace_for(device: str) -> bool:
+    """Whether a worker for `device` gets a PID namespace of its own: on the CPU yes, on CUDA
+    no (CUDA failed to start in one, error 304, when the host's /proc was kept; with the
+    sandbox's fresh /proc it is to be measured). GPURUNNER_PID_NAMESPACE=1 or 0 overrides."""
+    forced = os.environ.get("GPURUNNER_PID_NAMESPACE")
+    if forced in ("0", "1"):
+        return forced == "1"
+    return device == "cpu"
 
 
 _REAPERS: list[threading.Thread] = []
@@ -204,6 +173,7 @@ class WorkerResult:
     compile_s: float | None = None
     wall_s: float = 0.0
     workdir: Path | None = None  # kept until `close()` so the parent can read outputs
+    peak_memory: int | None = None  # bytes, the worker's peak resident memory when last seen
 
 
 class Worker:
@@ -217,17 +187,26 @@ class Worker:
                  confine: bool = True):
         self.cache_dir = cache_dir
         self.device = device
-        self.slot = UidSlot(cache_dir / "uids") if confine else None
-        self.workdir = Path(tempfile.mkdtemp(prefix="gpurunner-"))
-        uid = self.slot.uid if self.slot else None
-        if uid is not None:
-            os.chown(self.workdir, uid, uid)
-        os.chmod(self.workdir, 0o700)
+        contained, why = containment.available()
+        contained = contained and confine
+        self.contained = contained
+        sweep_workdirs()
+        self.slot = UidSlot.acquire() if contained else None
+        self.uid = self.slot.uid if self.slot else None
+        self.strays: list[int] = []  # its uid's processes outside its group, last stop
+        self.workdir, self._workdir_lock = _new_workdir()
+        # C++/CUDA builds: a private folder, at one fixed path inside every sandbox so a
+        # build copied from the cache is up to date for ninja (see build.restore_build).
+        self.ext_host = self.workdir / "ext"
+        self.ext_dir = Path(EXT_IN_SANDBOX) if contained else build.shared_extensions_root(
+            cache_dir)
+        self.ext_host.mkdir(mode=0o700)
+        for path in (self.workdir, self.ext_host):
+            if self.uid is not None:
+                os.chown(path, self.uid, self.uid)
+            os.chmod(path, 0o700)
         env = scrubbed_env()
         env["PYTHONPATH"] = runner_pythonpath()
-        pycache = bytecode_dir() if confine else None
-        if pycache:
-            env["PYTHONPYCACHEPREFIX"] = pycache
         env["HOME"] = str(self.workdir)
         env["USER"] = env["LOGNAME"] = "gpurunner"  # sandbox ids have no passwd entry
         env["TMPDIR"] = str(self.workdir)
@@ -236,16 +215,21 @@ class Worker:
         if device == "cpu":
             env["CUDA_VISIBLE_DEVICES"] = ""
         env.update(extra_env or {})
-        off = set(os.environ.get("GPURUNNER_CONFINE_OFF", "").split(","))
-        confine_spec = {"uid": None if "uid" in off else uid, "network": "network" not in off,
-                        # CUDA fails to start in a new PID namespace (error 304, seen on H100)
-                        "pid_namespace": "pid" not in off and device == "cpu", "device": device,
-                        "hide": [] if "hide" in off else [str(cache_dir / "ref")]}
-        env["GPURUNNER_CONFINE"] = json.dumps(confine_spec) if confine else "{}"
-        read_fd, write_fd = os.pipe()
-        self._msg_fd = read_fd
+        if contained:
+            spec = containment.make_spec(
+                uid=self.uid, device=device, workdir=self.workdir,
+                runner_package=Path(runner_pythonpath()) / "gpurunner",
+                writable={EXT_IN_SANDBOX: str(self.ext_host)},
+                pid_namespace=pid_namespace_for(device))
+        else:
+            spec = {"contain": False, "device": device,
+                    "reason": why if confine else "containment switched off"}
+        env["GPURUNNER_CONFINE"] = json.dumps(spec)
+        parent_sock, child_sock = socket.socketpair()
+        self.channel = Channel(parent_sock)  # messages both ways, fds alongside
+        write_fd = child_sock.detach()
         self._stdout = open(self.workdir / ".stdout", "wb")  # noqa: SIM115 - closed in close()
-        self._stderr = open(self.workdir / ".stderr", "wb")  # noqa: SIM115
+        self._stderr = open(self.workdir / ".stderr", "w+b")  # noqa: SIM115
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "gpurunner.worker", str(write_fd)],
@@ -253,9 +237,7 @@ class Worker:
             stderr=self._stderr, pass_fds=(write_fd,), start_new_session=True,
         )
         os.close(write_fd)
-        self._buffer = b""
         self.phase = "starting"
-        self.uid = uid
         self._ready_at: float | None = None
 
     def ready_at(self) -> float | None:
@@ -263,26 +245,19 @@ class Worker:
         return self._ready_at
 
     def _read_messages(self, deadline: float) -> list[dict[str, Any]]:
-        """Messages that arrive before `deadline` (returns early on the first batch)."""
-        wait = max(0.0, deadline - time.monotonic())
-        ready, _, _ = select.select([self._msg_fd], [], [], wait)
-        if not ready:
-            return []
-        chunk = os.read(self._msg_fd, 65536)
-        if not chunk:
-            return [{"event": "eof"}]
-        self._buffer += chunk
-        *lines, self._buffer = self._buffer.split(b"\n")
-        messages = []
-        for line in lines:
-            try:
-                messages.append(json.loads(line))
-            except ValueError:
-                continue
-        return messages
+        """Messages that arrive before `deadline` (one at a time; `eof` when the worker
+        closed its end or sent something unreadable)."""
+        try:
+            msg, fds = self.channel.recv(deadline)
+        except ChannelError:
+            return [] if not self.channel.closed and time.monotonic() >= deadline else [
+                {"event": "eof"}]
+        for fd in fds:
+            os.close(fd)  # workers have no business sending descriptors
+        return [msg]
 
-    def run(self, job: dict[str, Any], compile_timeout_s: float, run_timeout_s: float) -> WorkerResult:
-        """Send `job` to the worker and wait for it to finish, be killed, or crash."""
+    def start(self, job: dict[str, Any]) -> None:
+        """Hand `job` to the worker (through job.json, whose path goes to its stdin)."""
         job_path = self.workdir / "job.json"
         job_path.write_text(json.dumps(job))
         if self.uid is not None:
@@ -292,10 +267,36 @@ class Worker:
             self.proc.stdin.write((str(job_path) + "\n").encode())
             self.proc.stdin.close()
         except OSError:
-            pass  # the worker died before the job: reported below as a crash
+            pass  # the worker died before the job: reported as a crash by whoever waits
+
+    def stderr_tail(self, limit: int = 6000) -> str:
+        """The last `limit` bytes of the worker's stderr, read without loading the file
+        (a candidate can write gigabytes there)."""
+        try:
+            self._stderr.flush()
+            with open(self.workdir / ".stderr", "rb") as f:
+                f.seek(0, os.SEEK_END)
+                f.seek(max(0, f.tell() - limit))
+                return f.read(limit).decode(errors="replace")
+        except (OSError, ValueError):
+            return ""
+
+    def peak_memory(self) -> int | None:
+        """The worker's peak resident memory (VmHWM) in bytes, while it is alive."""
+        try:
+            status = Path(f"/proc/{self.proc.pid}/status").read_text()
+        except OSError:
+            return None
+        m = re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE)
+        return int(m.group(1)) * 1024 if m else None
+
+    def run(self, job: dict[str, Any], compile_timeout_s: float, run_timeout_s: float) -> WorkerResult:
+        """Send `job` to the worker and wait for it to finish, be killed, or crash."""
+        self.start(job)
         t0 = time.monotonic()
         deadline = t0 + compile_timeout_s + 30.0  # torch import counts with the build
         built_at: float | None = None
+        peak: int | None = None
         status = "crashed"
         result_extra: dict[str, float] = {}
         while True:
@@ -303,7 +304,8 @@ class Worker:
             if now >= deadline:
                 status = "timeout"
                 break
-            messages = self._read_messages(deadline)
+            messages = self._read_messages(min(deadline, now + 1.0))
+            peak = self.peak_memory() or peak  # sampled while alive, for an OOM kill's cause
             eof = False
             for msg in messages:
                 event = msg.get("event")
@@ -334,28 +336,23 @@ class Worker:
         # seconds, and reaping happens in the background (see close()).
         self._signal_all()
         result: dict[str, Any] = {}
-        result_path = self.workdir / "result.json"
-        if result_path.exists():
+        text = _read_private(self.workdir / "result.json")
+        if text:
             try:
-                result = json.loads(result_path.read_text())
+                result = json.loads(text)
             except ValueError:
                 result = {}
+        if not isinstance(result, dict):
+            result = {}
         if status == "done" and not result:
             status = "crashed"
         result.setdefault("parent_marks", result_extra)
-        stderr_tail = ""
-        try:
-            self._stderr.flush()
-            stderr_tail = (self.workdir / ".stderr").read_bytes()[-6000:].decode(errors="replace")
-        except OSError:
-            pass
-        compile_s = None
-        if isinstance(result.get("compile_s"), int | float):
-            compile_s = float(result["compile_s"])
+        stderr_tail = self.stderr_tail()
+        compile_s = number(result.get("compile_s"))
         return WorkerResult(
             status=status, phase=self.phase, returncode=returncode, result=result,
             stderr_tail=stderr_tail, compile_s=compile_s, wall_s=time.monotonic() - t0,
-            workdir=self.workdir,
+            workdir=self.workdir, peak_memory=peak,
         )
 
     def _signal_all(self) -> None:
@@ -376,11 +373,10 @@ class Worker:
             kill_uid(self.uid)  # anything that slipped out while the worker died
         for f in (self._stdout, self._stderr):
             f.close()
-        try:
-            os.close(self._msg_fd)
-        except OSError:
-            pass
+        self.channel.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
+        Path(f"{self.workdir}.lock").unlink(missing_ok=True)
+        os.close(self._workdir_lock)
         if self.slot:
             self.slot.release()
 
@@ -402,14 +398,33 @@ class Worker:
         self.close()
 
 
+def host_memory() -> str:
+    """Available and total host memory, in words with numbers."""
+    try:
+        info = Path("/proc/meminfo").read_text()
+        avail = int(re.search(r"MemAvailable:\s+(\d+)", info).group(1)) * 1024  # type: ignore[union-attr]
+        total = int(re.search(r"MemTotal:\s+(\d+)", info).group(1)) * 1024  # type: ignore[union-attr]
+    except (OSError, AttributeError):
+        return "host memory unknown"
+    return f"{avail / 2**30:.1f} GiB of {total / 2**30:.1f} GiB host memory available now"
+
+
 def describe_exit(result: WorkerResult) -> str:
     """One sentence on how a worker that sent no result ended."""
     code = result.returncode
+    if code == containment.EXIT_CONFINE_FAILED:
+        return "the sandbox could not be set up (its error is below)"
     if code is not None and code < 0:
         try:
             name = signal.Signals(-code).name
         except ValueError:
             name = f"signal {-code}"
+        if code == -signal.SIGKILL:
+            # Nobody here sent it (a timeout is reported as such): the kernel's OOM killer.
+            peak = f", its peak memory {result.peak_memory / 2**30:.2f} GiB" if (
+                result.peak_memory) else ""
+            return f"the process was killed by SIGKILL, most likely out of host memory{peak} " \
+                   f"({host_memory()})"
         return f"the process was killed by {name}"
     if code is not None:
         return f"the process exited with code {code} before reporting a result"

@@ -134,3 +134,39 @@ def bench(fn: Callable[[], Any], *, device: str, prepare: Callable[[int], None] 
     return Timing(median_ms=med, spread_pct=spread, p25_ms=p25, p75_ms=p75, min_ms=min(times),
                   reps=reps, host_median_ms=host_median, event_check_ms=event_xc,
                   times_ms=times)
+
+
+def summarize(times: list[float]) -> Timing:
+    """A Timing (median, quartiles, spread) of times in milliseconds measured elsewhere."""
+    p25, med, p75 = _quartiles(times)
+    spread = 100.0 * (p75 - p25) / med if med > 0 else 0.0
+    return Timing(median_ms=med, spread_pct=spread, p25_ms=p25, p75_ms=p75, min_ms=min(times),
+                  reps=len(times), times_ms=list(times))
+
+
+def paired_ratio(num: list[float], den: list[float], resamples: int = 2000,
+                 level: float = 0.95) -> tuple[float, float, float]:
+    """median(num) / median(den) and its bootstrap confidence interval (low, high).
+
+    `num[i]` and `den[i]` were measured back to back, so pairs are resampled together: load
+    that comes and goes moves both sides of a pair and stays out of the ratio's interval.
+    Deterministic (fixed generator), so the same times give the same interval.
+    """
+    import random
+
+    if len(num) != len(den) or not num:
+        raise ValueError(f"paired times needed, got {len(num)} and {len(den)}")
+    ratio = statistics.median(num) / statistics.median(den)
+    if len(num) < 3:
+        return ratio, 0.0, float("inf")
+    rng = random.Random(0)
+    n = len(num)
+    stats = []
+    for _ in range(resamples):
+        idx = [rng.randrange(n) for _ in range(n)]
+        stats.append(statistics.median(num[i] for i in idx) /
+                     statistics.median(den[i] for i in idx))
+    stats.sort()
+    tail = (1.0 - level) / 2
+    return ratio, stats[int(tail * resamples)], stats[min(resamples - 1,
+                                                          int((1 - tail) * resamples))]

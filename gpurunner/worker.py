@@ -1,6 +1,6 @@
 """The sandboxed process: `python -m gpurunner.worker MSG_FD`, one job, then exit.
 
-Order matters: confine this process (no network, own user id, limits) before importing
+Order matters: confine this process (see `containment`) before importing
 torch, import torch and report `ready`, read the job path from stdin, bind the harness's
 clocks and take a snapshot before importing any untrusted code, report `built` once the
 candidate is imported (the parent then switches to the run limit), write result.json and
@@ -9,28 +9,21 @@ outputs, report `done`, and exit without waiting for anything the candidate left
 
 from __future__ import annotations
 
-import ctypes
 import faulthandler
 import json
 import os
-import resource
-import signal
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-CLONE_NEWNET = 0x40000000
-CLONE_NEWPID = 0x20000000
-CLONE_NEWNS = 0x00020000
-MS_REC = 0x4000
-MS_PRIVATE = 0x40000
-PR_SET_PDEATHSIG = 1
+from gpurunner.containment import confine_from_env
+
 MSG_FD: int | None = None
 
 
 def send(event: str, **data: Any) -> None:
-    """One JSON line to the parent on the private message pipe."""
+    """One JSON line to the parent on the private message socket."""
     if MSG_FD is None:
         return
     try:
@@ -39,99 +32,11 @@ def send(event: str, **data: Any) -> None:
         pass
 
 
-def confine() -> dict[str, Any]:
-    """Apply the sandbox to this process; returns what was applied (shown in a check).
-
-    As root: a new network namespace (no network at all) and a new PID namespace whose first
-    process runs the job, so when it ends the kernel kills everything the candidate started;
-    then an unprivileged user id when the interpreter's files are readable by one.
-    """
-    spec = json.loads(os.environ.pop("GPURUNNER_CONFINE", "{}") or "{}")
-    applied: dict[str, Any] = {"no_network": False, "uid": os.geteuid(), "pid_namespace": False}
-    if not spec:
-        return applied
-    libc = ctypes.CDLL(None, use_errno=True)
-    os.umask(0)  # build directories are shared by every sandbox user id
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (16 << 30, 16 << 30))
-    if spec.get("device") == "cpu":
-        try:
-            total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-            limit = int(total * 0.6)
-            resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
-        except (ValueError, OSError):
-            pass
-    if os.geteuid() == 0 and spec.get("network", True):
-        applied["no_network"] = libc.unshare(CLONE_NEWNET) == 0
-    if os.geteuid() == 0 and spec.get("pid_namespace", True):
-        applied["pid_namespace"] = libc.unshare(CLONE_NEWPID) == 0
-    uid = spec.get("uid")
-    if uid is not None and os.geteuid() == 0 and _device_usable_by_others(spec.get("device", "")):
-        resource.setrlimit(resource.RLIMIT_NPROC, (512, 512))
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
-        applied["uid"] = uid
-    if applied["uid"] == 0 and spec.get("hide"):
-        # Still root (no sandbox user id): hide the runner's private cache (reference outputs,
-        # the seed salt) behind an empty read-only mount in a mount namespace of our own.
-        applied["hidden"] = _hide_paths(libc, spec["hide"])
-    if applied["pid_namespace"]:
-        _fork_into_namespace()
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # after setuid: a uid change clears it
-    if os.getppid() == 1 and not applied["pid_namespace"]:
-        os._exit(3)
-    return applied
-
-
-def _hide_paths(libc: ctypes.CDLL, paths: list[str]) -> list[str]:
-    """Cover each existing path with an empty read-only tmpfs; returns the paths covered."""
-    if libc.unshare(CLONE_NEWNS) != 0:
-        return []
-    if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
-        return []  # mounts would propagate to the host's namespace: cover nothing
-    hidden = []
-    for path in paths:
-        if os.path.isdir(path) and libc.mount(b"tmpfs", path.encode(), b"tmpfs", 1, b"mode=000") == 0:
-            hidden.append(path)  # flag 1 is MS_RDONLY
-    return hidden
-
-
-def _fork_into_namespace() -> None:
-    """Fork: the child is process 1 of the new PID namespace and runs the job; this process
-    waits for it and exits with its status."""
-    pid = os.fork()
-    if pid == 0:
-        return
-    if MSG_FD is not None:
-        os.close(MSG_FD)  # the parent sees end-of-file as soon as the child is gone
-    os.close(0)
-    _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        signal.signal(sig, signal.SIG_DFL)
-        os.kill(os.getpid(), sig)  # the parent reads the same signal
-    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
-
-
-def _device_usable_by_others(device: str) -> bool:
-    """Whether GPU device files let an unprivileged user id use the GPU."""
-    if not device.startswith("cuda"):
-        return True
-    for name in ("/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm"):
-        try:
-            if os.path.exists(name) and os.stat(name).st_mode & 0o006 != 0o006:
-                return False
-        except OSError:
-            return False
-    return True
-
-
 def main() -> None:
     global MSG_FD
     MSG_FD = int(sys.argv[1])
     os.set_inheritable(MSG_FD, False)
-    applied = confine()
+    applied = confine_from_env(MSG_FD)
     faulthandler.enable()  # a crash leaves the Python stack (with candidate lines) on stderr
     t0 = time.monotonic()
     import torch  # noqa: F401 - imported before the job arrives (warm worker)
@@ -140,7 +45,7 @@ def main() -> None:
     from gpurunner.integrity import warm_up
 
     warm_up()
-    send("ready", import_s=time.monotonic() - t0)
+    send("ready", import_s=time.monotonic() - t0, sandbox=applied)
     job_path = sys.stdin.readline().strip()
     if not job_path:
         os._exit(0)
@@ -153,10 +58,16 @@ def main() -> None:
             result = run_reference_job(job, workdir, send)
         elif job["mode"] == "build":
             result = run_build_job(job, workdir)
+        elif job["mode"] == "referee":
+            from gpurunner.referee import run_referee_job
+            from gpurunner.transport import worker_channel
+
+            result = run_referee_job(job, workdir, worker_channel(MSG_FD))
         else:
             from gpurunner.candidate import run_candidate_job
+            from gpurunner.transport import worker_channel
 
-            result = run_candidate_job(job, workdir, send)
+            result = run_candidate_job(job, workdir, worker_channel(MSG_FD), applied)
     except BaseException as exc:  # noqa: BLE001 - the harness's own failure, reported as such
         import traceback
 

@@ -11,13 +11,12 @@ from django.core.asgi import get_asgi_application  # noqa: E402
 
 django_application = get_asgi_application()
 
-from search.local_user import LocalUserWebsocketMiddleware  # noqa: E402
 from search.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_application,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(LocalUserWebsocketMiddleware(URLRouter(websocket_urlpatterns)))),
+            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

@@ -14,7 +14,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-STOP_WAIT_S = 15.0
+STOP_WAIT_S = 1.5  # then what is left is killed; a search cut short resumes from its checkpoint
+# Ctrl-C stops each child at once: huey's SIGINT would wait for running tasks (a search can run
+# for hours), its SIGTERM does not; daphne closes its connections on SIGINT.
+STOP_SIGNALS = {"web": signal.SIGINT, "worker": signal.SIGTERM}
 
 
 def commands(host: str, port: str) -> dict[str, list[str]]:
@@ -26,11 +29,12 @@ def commands(host: str, port: str) -> dict[str, list[str]]:
     }
 
 
-def stop(children: dict[str, subprocess.Popen], sig: int = signal.SIGINT) -> None:
-    """Ask every running child to stop with sig, then kill whatever is left after a grace period."""
-    for child in children.values():
+def stop(children: dict[str, subprocess.Popen], sig: int | None = None) -> None:
+    """Ask every running child to stop (with sig, else its STOP_SIGNALS one), then kill
+    whatever is left after a grace period."""
+    for name, child in children.items():
         if child.poll() is None:
-            child.send_signal(sig)
+            child.send_signal(sig or STOP_SIGNALS.get(name, signal.SIGTERM))
     deadline = time.monotonic() + STOP_WAIT_S
     for child in children.values():
         try:
@@ -61,10 +65,18 @@ def main() -> int:
     migrate = subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"])
     if migrate.returncode != 0:
         return migrate.returncode
-    children = {name: subprocess.Popen(cmd, start_new_session=True) for name, cmd in commands(host, port).items()}
     shown = f"[{host}]" if ":" in host else host
-    print(f"kernelweb is running at http://{shown}:{port}/  (Ctrl-C stops the web server and the worker)",
-          flush=True)
+    url = f"http://{shown}:{port}/"
+    if local:  # the link carries the login key: only this OS user can read it (var/ is 0700)
+        import django
+
+        django.setup()
+        from search.local_user import login_link
+
+        url = login_link(url)
+    # The link is ready before the server answers, so whoever waits for one has the other.
+    children = {name: subprocess.Popen(cmd, start_new_session=True) for name, cmd in commands(host, port).items()}
+    print(f"kernelweb is running at {url}  (Ctrl-C stops the web server and the worker)", flush=True)
     stopping: list[int] = []
 
     def forward(signum: int, frame: object) -> None:
@@ -81,7 +93,7 @@ def main() -> int:
                 stop(children)
                 return children[ended[0]].returncode or 1
             time.sleep(0.2)
-        stop(children, signal.SIGINT)
+        stop(children)
     finally:
         stop(children, signal.SIGTERM)
     print("Stopped.", flush=True)

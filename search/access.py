@@ -12,8 +12,7 @@ from search.models import Node, Search
 
 def acting_user(user: Any) -> Any | None:
     """The user a request acts as, or None for an anonymous one. In single-user mode the local
-    user arrives here already (search.local_user's middlewares put it on requests from this
-    machine)."""
+    user is an ordinary session, opened by the login link (see search.local_user)."""
     if user is not None and user.is_authenticated:
         return user
     return None

@@ -43,5 +43,5 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
 @admin.register(LibraryKernel)
 class LibraryKernelAdmin(admin.ModelAdmin):
-    list_display = ("id", "signature", "device", "speedup", "search")
-    raw_id_fields = ("problem", "search")
+    list_display = ("id", "owner", "signature", "device", "speedup", "search")
+    raw_id_fields = ("owner", "problem", "search")

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest
-from ninja import NinjaAPI, Schema
+from ninja import Field, NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError
 
 from search import services
@@ -22,7 +24,10 @@ except ImportError:  # pragma: no cover
 
 from search.access import node_for_user_or_404, search_for_user_or_404, searches_for_user
 from search.api_auth import api_auth
+from search.engine.types import SearchConfig
 from search.events import events_after
+from search.quotas import TooBusy
+from search.search_settings import describe
 from search.serialize import node_detail_json, search_json, search_summary_json
 
 api = NinjaAPI(
@@ -34,21 +39,36 @@ api = NinjaAPI(
 )
 
 
+# A request with the session's cookie but no CSRF token is a script, not the page.
+SCRIPT_AUTH_HINT = ("The CSRF check failed: this request came without a browser page's CSRF token. "
+                    "Scripts send Authorization: Bearer <token> instead of cookies; get a token on "
+                    "the API tokens page, or with `python manage.py api_token local` in single-user "
+                    "mode.")
+
+
+def _setting(name: str) -> Any:
+    """An optional setting, described (bounds, choices) as services.clean_config checks it."""
+    return Field(None, description=describe(name))
+
+
 class SearchIn(Schema):
     reference: str
-    proposer: str | None = None
-    model: str | None = None
-    rounds: int | None = None
-    ideas_per_round: int | None = None
-    impls_per_idea: int | None = None
-    seeds_per_round: int | None = None
-    device: str | None = None
-    tolerance: float | None = None
-    policy: str | None = None
-    strategy: str | None = None
-    max_candidates: int | None = None  # budgets: the search stops cleanly at the first reached
-    max_cost_usd: float | None = None
-    max_wall_s: float | None = None
+    proposer: str | None = _setting("proposer")
+    model: str | None = Field(None, description="model name; for an ensemble "
+                              "provider:model=weight,...; for the built-in proposer optional ideas")
+    rounds: int | None = _setting("rounds")
+    ideas_per_round: int | None = _setting("ideas_per_round")
+    impls_per_idea: int | None = _setting("impls_per_idea")
+    seeds_per_round: int | None = _setting("seeds_per_round")
+    device: str | None = _setting("device")
+    tolerance: float | None = _setting("tolerance")
+    policy: str | None = _setting("policy")
+    strategy: str | None = _setting("strategy")
+    max_candidates: int | None = _setting("max_candidates")
+    max_cost_usd: float | None = _setting("max_cost_usd")
+    max_wall_s: float | None = _setting("max_wall_s")
+    # USD per million tokens [input, output] for models the price table lacks.
+    model_prices: dict[str, list[float]] | None = None
     title: str = ""
     name: str = ""
 
@@ -56,6 +76,7 @@ class SearchIn(Schema):
 class CreatedOut(Schema):
     id: int
     url: str
+    warnings: list[str] = []  # e.g. a model without a price, whose calls count as $0
 
 
 class UrlOut(Schema):
@@ -73,6 +94,9 @@ class BestOut(Schema):
     node_id: int | None
     speedup: float | None
     speedup_vs_compile: float | None
+    speedup_ci: list[float] | None = None
+    speedup_vs_compile_ci: list[float] | None = None
+    noisy: bool = False
 
 
 class SearchOut(Schema):
@@ -114,10 +138,21 @@ class EventOut(Schema):
 def http_error(request: HttpRequest, exc: HttpError):
     if isinstance(exc, AuthenticationError):
         return api.create_response(request, {"detail": "Log in or send Authorization: Bearer <token>."}, status=401)
+    if exc.status_code == 403 and "CSRF" in str(exc):
+        return api.create_response(request, {"detail": SCRIPT_AUTH_HINT}, status=403)
     if exc.status_code == 400 and str(exc).startswith("Cannot parse request body"):
         # Binary junk or invalid UTF-8 is bad input (422), like any other unusable reference.
         return api.create_response(request, {"detail": "The request body is not valid JSON text (binary data or invalid UTF-8)."}, status=422)
     return api.create_response(request, {"detail": str(exc)}, status=exc.status_code)
+
+
+@api.exception_handler(RequestDataTooBig)
+def body_too_large(request: HttpRequest, exc: RequestDataTooBig):
+    size = int(request.META.get("CONTENT_LENGTH") or 0)
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return api.create_response(request, {
+        "detail": f"The request body is {size / 2**20:.1f} MB; the limit is {limit / 2**20:.1f} MB "
+                  f"(a reference may be at most {settings.REFERENCE_MAX_BYTES // 1024} KB)."}, status=413)
 
 
 @api.exception_handler(Http404)
@@ -125,12 +160,14 @@ def not_found(request: HttpRequest, exc: Http404):
     return api.create_response(request, {"detail": str(exc) or "Not found."}, status=404)
 
 
-@api.post("/searches", response={201: CreatedOut, 413: ErrorOut, 422: ErrorOut}, tags=["searches"])
+@api.post("/searches", response={201: CreatedOut, 413: ErrorOut, 422: ErrorOut, 429: ErrorOut},
+          tags=["searches"])
 def create_search(request: HttpRequest, body: SearchIn):
     """Validate the reference in the runner's sandbox and queue a search for it.
 
     An invalid reference answers 422 (413 when too large) with the runner's message and line,
-    and the reference text back so nothing is lost.
+    and the reference text back so nothing is lost; 429 when the caller already validates or
+    queues as many as the limits allow.
     """
     data = body.dict()
     reference = data.pop("reference")
@@ -141,7 +178,10 @@ def create_search(request: HttpRequest, body: SearchIn):
         return Status(exc.status, {"detail": exc.message, "line": exc.line, "reference": reference})
     except services.InvalidSettings as exc:
         return Status(422, {"detail": exc.message, "field": exc.field, "reference": reference})
-    return Status(201, {"id": search.id, "url": services.search_url(search)})
+    except TooBusy as exc:
+        return Status(429, {"detail": exc.message, "reference": reference})
+    return Status(201, {"id": search.id, "url": services.search_url(search),
+                        "warnings": services.price_warnings(SearchConfig.from_dict(search.config))})
 
 
 @api.get("/searches", response=list[SearchListItem], tags=["searches"])
@@ -189,6 +229,25 @@ def unshare(request: HttpRequest, search_id: int):
 def unshare_post(request: HttpRequest, search_id: int):
     """Revoke the public page (for clients that cannot send DELETE)."""
     return unshare(request, search_id)
+
+
+class LibraryIn(Schema):
+    shared: bool
+
+
+class LibraryOut(Schema):
+    shared: bool
+
+
+@api.post("/searches/{search_id}/library", response={200: LibraryOut, 404: ErrorOut}, tags=["sharing"])
+def share_in_library(request: HttpRequest, search_id: int, body: LibraryIn):
+    """Offer this search's kept kernel to other users' searches (`shared: true`) or stop
+    offering it. Their searches evaluate it again before it can seed them."""
+    shared = services.share_in_library(search_for_user_or_404(request.auth, search_id), body.shared)
+    if shared is None:
+        return Status(404, {"detail": "This search kept no kernel in the library (it has no "
+                                      "correct kernel that passed every check, or has not finished)."})
+    return {"shared": shared}
 
 
 @api.get("/nodes/{node_id}", response=dict[str, Any], tags=["nodes"])

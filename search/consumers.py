@@ -42,6 +42,9 @@ class SearchEventsConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.search_id = await self.authorize()
         if self.search_id is None:
+            # Accept, then close with the code: a close before accepting reaches the browser
+            # as a bare HTTP 403, and the page could not tell "refused" from "server down".
+            await self.accept()
             await self.close(code=REFUSED)
             return
         self.after = after_from_scope(self.scope)

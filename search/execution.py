@@ -19,7 +19,8 @@ from django.db import DatabaseError, close_old_connections, connection
 from django.db.models import Q
 from django.utils import timezone
 
-from search.engine.types import SearchConfig
+from search.engine.statuses import FINAL_SEARCH_STATUSES, NodeStatus, SearchStatus
+from search.engine.types import ProviderRefused, SearchConfig
 from search.events import emit
 from search.models import LibraryKernel, Node, Search
 from search.store import DjangoStore
@@ -33,7 +34,7 @@ LIBRARY_SCAN = 500  # the fastest kept kernels compared by signature
 def claim_queued(search_id: int) -> int | None:
     """Take a queued search for this worker; its claim, or None when it is not queued."""
     now = timezone.now()
-    if not Search.objects.filter(id=search_id, status="queued").update(status="running", heartbeat=now, started=now):
+    if not Search.objects.filter(id=search_id, status=SearchStatus.QUEUED).update(status=SearchStatus.RUNNING, heartbeat=now, started=now):
         return None
     return Search.objects.values_list("resumes", flat=True).get(id=search_id)
 
@@ -46,13 +47,13 @@ def reclaim_stale(now: datetime | None = None) -> list[tuple[int, int]]:
     """
     now = now or timezone.now()
     cutoff = now - timedelta(seconds=settings.SEARCH_STALE_AFTER_S)
-    stale = Search.objects.filter(status="running").filter(Q(heartbeat__lt=cutoff) | Q(heartbeat__isnull=True))
+    stale = Search.objects.filter(status=SearchStatus.RUNNING).filter(Q(heartbeat__lt=cutoff) | Q(heartbeat__isnull=True))
     claimed = []
     for search_id, resumes, heartbeat in stale.values_list("id", "resumes", "heartbeat"):
         if resumes >= settings.SEARCH_MAX_RESUMES:
             _give_up(search_id, resumes, heartbeat, now)
             continue
-        won = Search.objects.filter(id=search_id, status="running", resumes=resumes, heartbeat=heartbeat).update(
+        won = Search.objects.filter(id=search_id, status=SearchStatus.RUNNING, resumes=resumes, heartbeat=heartbeat).update(
             resumes=resumes + 1, heartbeat=now
         )
         if won:
@@ -65,44 +66,90 @@ def _give_up(search_id: int, resumes: int, heartbeat: datetime | None, now: date
     (a candidate, the proposer) keeps killing its worker. Its tree and best kernel are kept."""
     reason = (f"its worker died {resumes + 1} times (resumed {resumes} times); the search stops "
               "with its best kernel so far")
-    done = Search.objects.filter(id=search_id, status="running", resumes=resumes, heartbeat=heartbeat).update(
-        status="failed", status_reason=reason, finished=now)
+    done = Search.objects.filter(id=search_id, status=SearchStatus.RUNNING, resumes=resumes, heartbeat=heartbeat).update(
+        status=SearchStatus.FAILED, status_reason=reason, finished=now)
     if done:
         round_ = Search.objects.values_list("round", flat=True).get(id=search_id)
-        emit(search_id, "search_status", {"status": "failed", "round": round_, "reason": reason})
+        emit(search_id, "search_status", {"status": SearchStatus.FAILED, "round": round_, "reason": reason})
 
 
-def provider_keys() -> dict[str, str]:
+def provider_keys() -> dict[str, Any]:
     """API keys and endpoints for the proposers; they stay in this process, never the runner's."""
     keys = {
         "openai": settings.OPENAI_API_KEY,
         "openai_base_url": settings.OPENAI_BASE_URL or "",
         "anthropic": settings.ANTHROPIC_API_KEY,
         "anthropic_base_url": settings.ANTHROPIC_BASE_URL or "",
+        "openai_timeout_s": settings.OPENAI_TIMEOUT_S,
+        "anthropic_timeout_s": settings.ANTHROPIC_TIMEOUT_S,
+        "max_output_tokens": settings.LLM_MAX_OUTPUT_TOKENS,
+        "reasoning_effort": settings.OPENAI_REASONING_EFFORT,
+        "thinking_budget": settings.ANTHROPIC_THINKING_BUDGET,
+        "openai_api": settings.OPENAI_API,
+        "endpoints": settings.LLM_ENDPOINTS,
     }
     return {k: v for k, v in keys.items() if v}
 
 
 def library_seeds(search: Search, config: SearchConfig) -> list[str]:
-    """Sources of the best kept kernels of similar problems (same operators) on the same device."""
+    """Sources of the best kept kernels of similar problems (same operators) on the same device:
+    the owner's own, and those their owners chose to share. The engine evaluates each again
+    against this search's reference before it can seed anything (SearchRun.library_seeds)."""
     if not config.use_library or not search.problem.signature:
         return []
     from search.engine.library import similar_kernels
 
-    kept = (LibraryKernel.objects.filter(device=config.device).exclude(search_id=search.id)
+    offered = Q(owner_id=search.owner_id) | Q(shared=True)
+    kept = (LibraryKernel.objects.filter(offered, device=config.device)
+            .exclude(search_id=search.id)
             .order_by("-speedup").values_list("signature", "source")[:LIBRARY_SCAN])
     return similar_kernels(search.problem.signature, list(kept), limit=LIBRARY_SEEDS)
 
 
 def keep_in_library(search: Search, best: Node) -> None:
-    """Keep a finished search's best kernel under its problem's operator signature."""
-    if best.kind != "kernel" or best.status != "correct" or not best.speedup:
+    """Keep a finished search's best kernel in its owner's library, under its problem's
+    operator signature: only a correct kernel whose every check passed."""
+    if best.kind != "kernel" or best.status != NodeStatus.CORRECT or not best.speedup:
+        return
+    checks = (best.verdict or {}).get("checks") or []
+    if not checks or not all(c.get("passed") for c in checks):
         return
     LibraryKernel.objects.update_or_create(
         search=search,
-        defaults={"signature": search.problem.signature, "problem": search.problem, "source": best.source,
-                  "backend": best.backend, "device": search.config.get("device", "cpu"), "speedup": best.speedup},
+        defaults={"owner_id": search.owner_id, "signature": search.problem.signature,
+                  "problem": search.problem, "source": best.source, "backend": best.backend,
+                  "device": search.config.get("device", "cpu"), "speedup": best.speedup},
     )
+
+
+class CancelWatch:
+    """Polls the search's cancel flag from a thread while it runs (every SEARCH_CANCEL_POLL_S)
+    and sets `stop`: the evaluation batch in flight is interrupted, not waited for."""
+
+    def __init__(self, search_id: int, stop: Any, interval_s: float) -> None:
+        self.search_id, self.stop, self.interval_s = search_id, stop, interval_s
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.run, name=f"cancel-watch-{search_id}", daemon=True)
+
+    def run(self) -> None:
+        try:
+            while not self.done.wait(self.interval_s):
+                try:
+                    if Search.objects.filter(id=self.search_id, cancel_requested=True).exists():
+                        self.stop.set()
+                        return
+                except DatabaseError:  # a busy database: look again at the next tick
+                    continue
+        finally:
+            connection.close()  # this thread's own connection
+
+    def __enter__(self) -> CancelWatch:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.thread.join(timeout=5)
 
 
 class Heartbeat:
@@ -137,7 +184,7 @@ def set_status(store: DjangoStore, status: str, reason: str = "") -> bool:
     """Record a status (fenced by the store's claim) and stream it; False if the claim is gone."""
     now = timezone.now()
     fields: dict[str, Any] = {"status": status, "status_reason": reason[:2000]}
-    if status in ("finished", "failed", "cancelled"):
+    if status in FINAL_SEARCH_STATUSES:
         fields["finished"] = now
     if not store.held_rows().update(**fields):
         store.lost = True
@@ -168,10 +215,14 @@ def execute_search(search_id: int, claim: int | None, *, listener: Callable[[Any
     store = DjangoStore(search_id, claim=claim, listener=listener)
     config = SearchConfig.from_dict(search.config)
     resumed = search.resumes > 0 and search.checkpoint is not None
-    if not set_status(store, "running", "resumed after a worker stopped" if resumed else ""):
+    if not set_status(store, SearchStatus.RUNNING, "resumed after a worker stopped" if resumed else ""):
         return "lost"
+    from gpurunner.stopping import Stop
+
+    stop = Stop()
     try:
-        with Heartbeat(store, settings.SEARCH_HEARTBEAT_S):
+        with Heartbeat(store, settings.SEARCH_HEARTBEAT_S), \
+                CancelWatch(search_id, stop, settings.SEARCH_CANCEL_POLL_S):
             if engine is None:
                 from search.engine import run_search as engine
             if proposer is None:
@@ -181,15 +232,21 @@ def execute_search(search_id: int, claim: int | None, *, listener: Callable[[Any
             if evaluator is None:
                 from search.evaluation import make_evaluator
 
-                evaluator = make_evaluator()
+                evaluator = make_evaluator(stop)
             outcome = call_engine(engine, search, config, proposer, evaluator, store)
+    except ProviderRefused as exc:  # a key, quota, credit or model the provider refuses
+        if store.lost:
+            return "lost"
+        close_old_connections()
+        finish(store, SearchStatus.FAILED, str(exc))
+        return SearchStatus.FAILED
     except Exception as exc:
         log.exception("search %s failed", search_id)
         if store.lost:
             return "lost"
         close_old_connections()
-        finish(store, "failed", f"{type(exc).__name__}: {exc}")
-        return "failed"
+        finish(store, SearchStatus.FAILED, f"{type(exc).__name__}: {exc}")
+        return SearchStatus.FAILED
     if store.lost:
         return "lost"
     best = getattr(outcome, "best", outcome)  # a SearchOutcome, or the best node itself
@@ -197,10 +254,10 @@ def execute_search(search_id: int, claim: int | None, *, listener: Callable[[Any
         store.held_rows().update(best_node_id=best.id)
     cancelled = getattr(outcome, "stop_reason", "") == "cancelled" or Search.objects.filter(
         id=search_id, cancel_requested=True).exists()
-    reason = getattr(outcome, "stop_reason", "") or ""
+    reason = getattr(outcome, "detail", "") or getattr(outcome, "stop_reason", "") or ""
     if cancelled:
-        return finish(store, "cancelled", "cancelled by the owner")
-    status = finish(store, "finished", "" if reason == "completed" else reason)
+        return finish(store, SearchStatus.CANCELLED, "cancelled by the owner")
+    status = finish(store, SearchStatus.FINISHED, "" if reason == "completed" else reason)
     search.refresh_from_db()
     if search.best_node_id:
         keep_in_library(search, Node.objects.get(id=search.best_node_id))

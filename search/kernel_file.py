@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import UTC, datetime
 
+from search.engine.speedups import speedup_of
 from search.models import Node, Search
 
-
-def _fmt_x(value: float | None) -> str:
-    return f"{value:.2f}x" if value is not None else "n/a"
+# Characters that may not appear raw in a header line: controls (line and page breaks, NUL),
+# format characters (bidirectional overrides), line and paragraph separators, unassigned and
+# private code points. Any of them could end the `#` comment for Python, an editor or a page.
+_UNSAFE = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
 
 
 def _fmt_ms(value: float | None) -> str:
     return f"{value:.4g} ms" if value is not None else "n/a"
+
+
+def _escape(ch: str) -> str:
+    if ch == "\t" or unicodedata.category(ch) not in _UNSAFE:
+        return ch
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def comment_line(text: str) -> str:
+    """`text` made safe to stand after a `#`: every character that could end the comment line
+    (newlines, carriage returns, U+2028/U+2029, form feeds, NUL, ...) written as an escape."""
+    return "".join(_escape(ch) for ch in text)
 
 
 def _comment(text: str) -> list[str]:
@@ -21,18 +37,24 @@ def _comment(text: str) -> list[str]:
 
 
 def header_lines(search: Search, node: Node, now: datetime | None = None) -> list[str]:
-    """The header comment of a downloaded kernel: problem, speedups, device, date, checks."""
+    """The header comment of a downloaded kernel: problem, speedups, device, date, checks.
+
+    Every line starts with `#` and holds no character that could end it, whatever a field
+    holds; the date is the node's, so the same node always gives the same text.
+    """
     verdict = node.verdict or {}
+    speedup = speedup_of(node)
     device = verdict.get("device") or search.config.get("device", "cpu")
     device_name = verdict.get("device_name") or ""
-    date = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
+    when = now or node.created or datetime.now(UTC)
+    date = when.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         f"# kernelweb kernel for problem: {search.problem.name}",
         f"# Search {search.pk}, node {node.pk} (round {node.round}, key {node.key})",
         f"# Status: {node.status}" + (f" ({verdict.get('reason')})" if verdict.get("reason") else ""),
-        f"# Speedup over eager PyTorch: {_fmt_x(node.speedup)}"
+        f"# Speedup over eager PyTorch: {speedup.text(times='x')}"
         f" ({_fmt_ms(node.cand_ms)} vs {_fmt_ms(verdict.get('ref_ms'))})",
-        f"# Speedup over torch.compile: {_fmt_x(node.speedup_vs_compile)}"
+        f"# Speedup over torch.compile: {speedup.text('compile', 'x')}"
         f" (torch.compile {_fmt_ms(verdict.get('compile_ref_ms'))})",
         f"# Device: {device}" + (f" ({device_name})" if device_name else ""),
         f"# Backend: {node.backend or verdict.get('backend') or 'n/a'}",
@@ -52,7 +74,7 @@ def header_lines(search: Search, node: Node, now: datetime | None = None) -> lis
             detail = " ".join(str(check.get("detail", "")).split())
             lines.append(f"#   [{mark}] {check.get('name', '?')}" + (f": {detail}" if detail else ""))
     lines.append("# Run it with the reference's get_inputs() / get_init_inputs() (KernelBench format).")
-    return lines
+    return [comment_line(line) for line in lines]
 
 
 def kernel_file(search: Search, node: Node, now: datetime | None = None) -> str:

@@ -1,68 +1,59 @@
-"""Single-user mode: on a local install, every request from this machine acts as one local
-account. A request from any other address gets the normal rules (login or an API token)."""
+"""Single-user mode: a local install acts as one local account, bound to the OS user who runs it.
+
+Not to the address: every process on this machine, and anything behind a proxy that sends
+`Host: 127.0.0.1`, reaches a loopback server. The binding is a login key kept in the data
+directory (0700, the key file 0600), so only the user who started kernelweb can read it. The
+browser gets it once, through the link `make run` prints (`manage.py local_link` prints it
+again); opening that link logs the browser in as the local user with a normal session, and
+from then on the session cookie is what counts, for pages, the API and websockets alike.
+"""
 
 from __future__ import annotations
 
-import ipaddress
-from collections.abc import Callable
+import hmac
+import secrets
+from pathlib import Path
 from typing import Any
 
-from channels.db import database_sync_to_async
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.http import HttpRequest, HttpResponse
 
 LOCAL_USERNAME = "local"
 
 
-def local_user():
-    user, _ = get_user_model().objects.get_or_create(username=LOCAL_USERNAME)
+def local_user() -> Any:
+    user, created = get_user_model().objects.get_or_create(username=LOCAL_USERNAME)
+    if created:  # logs in only through the key, never with a password
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
     return user
 
 
-def is_loopback(address: str | None) -> bool:
-    """Whether a client address is this machine (127.0.0.0/8, ::1, IPv4-mapped 127.x)."""
-    if not address:
+def key_path() -> Path:
+    return Path(settings.DATA_DIR) / "local_login_key"
+
+
+def login_key() -> str:
+    """The local login key, made on first use (readable by this OS user only)."""
+    from kernelweb.data_dir import private_file
+
+    path = key_path()
+    key = path.read_text().strip() if path.exists() else ""
+    if not key:
+        key = secrets.token_urlsafe(32)
+        private_file(path).write_text(key)
+    return key
+
+
+def is_login_key(candidate: str | None) -> bool:
+    """Whether `candidate` is the local login key (compared in constant time)."""
+    if not settings.LOCAL_MODE or not candidate or not key_path().exists():
         return False
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return False
-    mapped = getattr(ip, "ipv4_mapped", None)
-    return ip.is_loopback or bool(mapped and mapped.is_loopback)
+    return hmac.compare_digest(candidate.encode(), login_key().encode())
 
 
-def local_user_for(user: Any, address: str | None) -> Any:
-    """`user` itself when logged in; the local user for an anonymous client on this machine
-    in single-user mode; else `user` unchanged (anonymous)."""
-    if user is not None and user.is_authenticated:
-        return user
-    if settings.LOCAL_MODE and is_loopback(address):
-        return local_user()
-    return user
+def login_link(base_url: str) -> str:
+    """The URL that logs a browser in as the local user."""
+    from django.urls import reverse
 
-
-class LocalUserMiddleware:
-    """HTTP: an anonymous request from this machine acts as the local user."""
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        if settings.LOCAL_MODE:
-            request.user = local_user_for(request.user, request.META.get("REMOTE_ADDR"))
-        return self.get_response(request)
-
-
-class LocalUserWebsocketMiddleware:
-    """Websockets (inside channels' auth middleware): the same rule for the scope's user."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
-        if settings.LOCAL_MODE:
-            address = (scope.get("client") or [None])[0]
-            user = await database_sync_to_async(local_user_for)(scope.get("user"), address)
-            scope = {**scope, "user": user}
-        return await self.inner(scope, receive, send)
+    return f"{base_url.rstrip('/')}{reverse('local_login')}?key={login_key()}"

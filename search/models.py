@@ -7,6 +7,12 @@ import secrets
 from django.conf import settings
 from django.db import models
 
+from search.engine import statuses
+
+# The statuses of search.engine.statuses as the database's choices.
+SearchStatus = models.TextChoices("SearchStatus", [(s.name, s.value) for s in statuses.SearchStatus])
+NodeStatus = models.TextChoices("NodeStatus", [(s.name, s.value) for s in statuses.NodeStatus])
+
 
 class Problem(models.Model):
     """A reference problem (KernelBench format) with what validation measured."""
@@ -23,14 +29,13 @@ class Problem(models.Model):
 
 
 class Search(models.Model):
-    STATUSES = [(s, s) for s in ("queued", "running", "finished", "failed", "cancelled")]
-
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="searches")
     problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="searches")
     title = models.CharField(max_length=200, blank=True)
     description = models.TextField(blank=True)
     config = models.JSONField(default=dict)  # search.engine.types.SearchConfig.to_dict()
-    status = models.CharField(max_length=16, choices=STATUSES, default="queued", db_index=True)
+    status = models.CharField(max_length=16, choices=SearchStatus.choices, default=SearchStatus.QUEUED,
+                              db_index=True)
     status_reason = models.TextField(blank=True)
     round = models.IntegerField(default=0)
     heartbeat = models.DateTimeField(null=True, blank=True)
@@ -71,7 +76,7 @@ class Node(models.Model):
     category = models.CharField(max_length=32, blank=True)
     source = models.TextField(blank=True)
     backend = models.CharField(max_length=16, blank=True)
-    status = models.CharField(max_length=16, default="proposed")
+    status = models.CharField(max_length=16, choices=NodeStatus.choices, default=NodeStatus.PROPOSED)
     verdict = models.JSONField(default=dict)  # gpurunner Verdict.to_dict()
     speedup = models.FloatField(null=True, blank=True)
     speedup_vs_compile = models.FloatField(null=True, blank=True)
@@ -102,19 +107,37 @@ class SearchEvent(models.Model):
 
 
 class ApiToken(models.Model):
-    """A per-user token for scripts (Authorization: Bearer <token>). Stored hashed."""
+    """A per-user token for scripts (Authorization: Bearer <token>). Stored hashed.
+
+    A `read` token only reads (GET); a `write` token may also start, cancel and share
+    searches. A token stops working at `expires` (never when empty) or once deleted.
+    """
+
+    class Scope(models.TextChoices):
+        READ = "read", "read: follow searches, fetch kernels"
+        WRITE = "write", "write: also start, cancel and share searches"
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
     name = models.CharField(max_length=100, default="script")
     token_hash = models.CharField(max_length=64, unique=True)
     prefix = models.CharField(max_length=8)
+    scope = models.CharField(max_length=8, choices=Scope.choices, default=Scope.WRITE)
+    expires = models.DateTimeField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     last_used = models.DateTimeField(null=True, blank=True)
 
 
 class LibraryKernel(models.Model):
-    """The best kernel of a finished search, kept under its problem's operator signature."""
+    """The best kernel of a finished search, kept under its problem's operator signature.
 
+    It seeds its owner's later searches (everyone's once the owner shares it), and only as a
+    candidate the runner evaluates again against that search's reference: what it once
+    measured is never taken on trust.
+    """
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                              related_name="library_kernels")
+    shared = models.BooleanField(default=False)  # offered to other users' searches too
     signature = models.CharField(max_length=500, db_index=True)
     problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="library_kernels")
     search = models.OneToOneField(Search, on_delete=models.CASCADE, related_name="library_kernel")

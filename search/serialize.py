@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from search.engine.speedups import Speedup, speedup_of
 from search.models import Node, Search
 
 
@@ -28,10 +29,10 @@ def node_json(node: Node) -> dict[str, Any]:
         "category": node.category,
         "backend": node.backend or None,
         "status": node.status,
-        "speedup": node.speedup,
-        "speedup_vs_compile": node.speedup_vs_compile,
+        **speedup_of(node).to_dict(),
         "cand_ms": node.cand_ms,
         "roofline_pct": verdict.get("roofline_pct"),
+        "roofline_bound": verdict.get("roofline_bound"),
         "precision": verdict.get("precision"),
         "error": first_line(node.error),
         "model": node.model,
@@ -60,8 +61,8 @@ def best_json(search: Search) -> dict[str, Any]:
     """The search's best kernel so far: node id and speedups (None when nothing is correct)."""
     best = search.best_node
     if best is None:
-        return {"node_id": None, "speedup": None, "speedup_vs_compile": None}
-    return {"node_id": best.id, "speedup": best.speedup, "speedup_vs_compile": best.speedup_vs_compile}
+        return {"node_id": None, **Speedup().to_dict()}
+    return {"node_id": best.id, **speedup_of(best).to_dict()}
 
 
 def costs_json(search: Search) -> dict[str, Any]:

@@ -9,16 +9,20 @@ from typing import Any
 
 from django.conf import settings as django_settings
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
+from search import availability
+from search.engine.statuses import SearchStatus
 from search.engine.types import SearchConfig
 from search.events import emit
 from search.models import Problem, Search
+from search.proposers import PROPOSERS, unpriced_models, validate_spec
+from search.search_settings import CHOICES, NUMBERS
 
-PROPOSERS = ("builtin", "openai", "anthropic", "ensemble", "scripted")
-DEVICES = ("cpu", "cuda")
-POLICIES = ("any", "custom-kernels")
-STRATEGIES = ("branching", "sequential")
+DEVICES = CHOICES["device"]
+POLICIES = CHOICES["policy"]
+STRATEGIES = CHOICES["strategy"]
 
 
 class InvalidReference(Exception):
@@ -69,57 +73,86 @@ def static_check(reference: str) -> None:
         raise InvalidReference(f"The reference does not define {', '.join(missing)} (KernelBench format).")
 
 
-def _bounded_int(data: dict[str, Any], name: str, low: int, high: int) -> None:
-    if name in data:
-        try:
-            value = int(data[name])
-        except (TypeError, ValueError):
-            raise InvalidSettings(name, "must be a whole number") from None
-        if not low <= value <= high:
-            raise InvalidSettings(name, f"must be between {low} and {high}")
-        data[name] = value
-
-
-def clean_config(raw: dict[str, Any] | None) -> SearchConfig:
-    """A SearchConfig from user settings, with defaults from the environment; checks ranges."""
+def clean_config(raw: dict[str, Any] | None, check_keys: bool = True) -> SearchConfig:
+    """A SearchConfig from user settings, with defaults from the environment; checks ranges,
+    and (unless `check_keys` is off: the caller says it its own way) that this server has the
+    keys the proposer needs."""
     known = {f.name for f in fields(SearchConfig)}
     data = {k: v for k, v in (raw or {}).items() if k in known and v is not None and v != ""}
     data.setdefault("proposer", django_settings.DEFAULT_PROPOSER)
     data.setdefault("model", django_settings.DEFAULT_MODEL)
     data.setdefault("device", django_settings.RUNNER_DEVICE)
-    for name, allowed in (("proposer", PROPOSERS), ("device", DEVICES), ("policy", POLICIES), ("strategy", STRATEGIES)):
+    _check_proposer(data)
+    for name, allowed in CHOICES.items():
         if name in data and data[name] not in allowed:
             raise InvalidSettings(name, f"must be one of {', '.join(allowed)}")
-    _bounded_int(data, "rounds", 1, django_settings.SEARCH_MAX_ROUNDS)
-    _bounded_int(data, "ideas_per_round", 1, django_settings.SEARCH_MAX_IDEAS)
-    _bounded_int(data, "impls_per_idea", 1, django_settings.SEARCH_MAX_IMPLS)
-    _bounded_int(data, "seeds_per_round", 1, 16)
-    _bounded_int(data, "trials", 1, 50)
-    _positive_number(data, "tolerance", at_most=1.0)
-    # Budgets: the search stops cleanly, with its best so far, at the first one reached.
-    _bounded_int(data, "max_candidates", 1, 100_000)
-    _positive_number(data, "max_cost_usd")
-    _positive_number(data, "max_wall_s")
-    if data.get("proposer") == "builtin":
-        from search.proposers import builtin_extra_ideas
-
-        try:
-            builtin_extra_ideas(str(data.get("model") or ""))
-        except ValueError as exc:
-            raise InvalidSettings("model", str(exc)) from None
+    for name, number in NUMBERS.items():
+        if name in data:
+            value, problem = number.check(data[name])
+            if problem:
+                raise InvalidSettings(name, problem)
+            data[name] = value
+    device_problem = availability.device_problem(str(data.get("device")))
+    if device_problem:
+        raise InvalidSettings("device", device_problem)
+    _check_cost_budget(data)
+    if check_keys:
+        _check_keys(data)
     return SearchConfig.from_dict(data)
 
 
-def _positive_number(data: dict[str, Any], name: str, at_most: float = math.inf) -> None:
-    if name in data:
-        try:
-            value = float(data[name])
-        except (TypeError, ValueError):
-            raise InvalidSettings(name, "must be a number") from None
-        if not 0 < value <= at_most or value == math.inf:  # NaN fails the comparison too
-            raise InvalidSettings(name, f"must be above 0 and at most {at_most:g}" if at_most < math.inf
-                                  else "must be a positive number")
-        data[name] = value
+def _check_proposer(data: dict[str, Any]) -> None:
+    """The proposer and model (an ensemble spec, the built-in proposer's optional ideas) as
+    search.proposers.validate_spec reads them; test-only proposers are refused."""
+    proposer, model = str(data.get("proposer") or ""), str(data.get("model") or "")
+    errors = validate_spec(proposer, model)
+    if errors:
+        raise InvalidSettings("model" if proposer in PROPOSERS else "proposer", errors[0])
+
+
+def _check_keys(data: dict[str, Any]) -> None:
+    """A proposer (or ensemble member) whose key this server lacks is refused at submit, not
+    failed later: the proposer's field, or the model's for an ensemble's member."""
+    from search.execution import provider_keys
+
+    proposer, model = str(data.get("proposer") or ""), str(data.get("model") or "")
+    errors = validate_spec(proposer, model, keys=provider_keys())
+    if errors:
+        raise InvalidSettings("model" if proposer == "ensemble" else "proposer", errors[0])
+
+
+def _check_cost_budget(data: dict[str, Any]) -> None:
+    """Prices given with the search are numbers; a cost budget needs every model priced."""
+    prices = data.get("model_prices") or {}
+    if not isinstance(prices, dict) or not all(
+            isinstance(v, list | tuple) and len(v) == 2 and all(_non_negative(x) for x in v)
+            for v in prices.values()):
+        raise InvalidSettings("model_prices", "give each model's price as [input, output] US dollars "
+                                              "per million tokens, both 0 or more")
+    data["model_prices"] = {str(k): [float(x) for x in v] for k, v in prices.items()}
+    if data.get("max_cost_usd") is None:
+        return
+    unpriced = unpriced_models(str(data.get("proposer") or ""), str(data.get("model") or ""),
+                               data["model_prices"])
+    if unpriced:
+        raise InvalidSettings("max_cost_usd", f"{', '.join(unpriced)} has no price in the price table, so "
+                              "its calls would count as $0 and a cost budget would never stop the search; "
+                              "give its price (USD per million input and output tokens) or add it to "
+                              "the file KERNELWEB_PRICES names")
+
+
+def price_warnings(config: SearchConfig) -> list[str]:
+    """A sentence per model the search calls that has no price (its calls count as $0)."""
+    return [f"{model} has no price in the price table: its calls count as $0 (give its price with the "
+            "search, or add it to the file KERNELWEB_PRICES names)"
+            for model in unpriced_models(config.proposer, config.model, config.model_prices)]
+
+
+def _non_negative(value: Any) -> bool:
+    try:
+        return 0 <= float(value) < math.inf
+    except (TypeError, ValueError):
+        return False
 
 
 def check_with_runner(reference: str, device: str) -> dict[str, Any]:
@@ -160,20 +193,24 @@ def create_search(user: Any, reference: str, config: SearchConfig, info: dict[st
             info=info, signature=operator_signature(info),
         )
         search = Search.objects.create(owner=user, problem=problem, config=config.to_dict(),
-                                       title=title[:200], status="queued")
-        emit(search.id, "search_status", {"status": "queued", "round": 0, "reason": ""})
+                                       title=title[:200], status=SearchStatus.QUEUED)
+        emit(search.id, "search_status", {"status": SearchStatus.QUEUED, "round": 0, "reason": ""})
     return search
 
 
 def start_search(user: Any, reference: str, settings: dict[str, Any] | None = None,
                  title: str = "", enqueue: bool = True) -> Search:
     """Validate the reference (statically, then in the runner's sandbox), create a queued
-    search and hand it to the task queue. Raises InvalidReference or InvalidSettings;
-    nothing is stored when either is raised.
+    search and hand it to the task queue. Raises InvalidReference, InvalidSettings or
+    quotas.TooBusy; nothing is stored when any is raised.
     """
+    from search.quotas import check_queue_room, validation_slot
+
     static_check(reference)
     config = clean_config(settings)
-    info = check_with_runner(reference, config.device)
+    check_queue_room(user)
+    with validation_slot(user.pk):  # raises quotas.TooBusy (429) when no slot is free
+        info = check_with_runner(reference, config.device)
     search = create_search(user, reference, config, info, title=title, name=(settings or {}).get("name", ""))
     if enqueue:
         from search.tasks import run_search_task
@@ -185,22 +222,22 @@ def start_search(user: Any, reference: str, settings: dict[str, Any] | None = No
 def cancel_search(search: Search) -> Search:
     """Cancel: a queued search stops at once; a running one at its next evaluation boundary."""
     now = timezone.now()
-    if Search.objects.filter(id=search.id, status="queued").update(
-        status="cancelled", status_reason="cancelled by the owner", finished=now, cancel_requested=True
+    if Search.objects.filter(id=search.id, status=SearchStatus.QUEUED).update(
+        status=SearchStatus.CANCELLED, status_reason="cancelled by the owner", finished=now, cancel_requested=True
     ):
-        emit(search.id, "search_status", {"status": "cancelled", "round": search.round, "reason": "cancelled by the owner"})
-    elif Search.objects.filter(id=search.id, status="running", cancel_requested=False).update(cancel_requested=True):
-        emit(search.id, "search_status", {"status": "running", "round": search.round, "reason": "cancelling"})
+        emit(search.id, "search_status", {"status": SearchStatus.CANCELLED, "round": search.round, "reason": "cancelled by the owner"})
+    elif Search.objects.filter(id=search.id, status=SearchStatus.RUNNING, cancel_requested=False).update(cancel_requested=True):
+        emit(search.id, "search_status", {"status": SearchStatus.RUNNING, "round": search.round, "reason": "cancelling"})
     search.refresh_from_db()
     return search
 
 
 def share_url(search: Search) -> str:
-    return f"/s/{search.share_slug}"
+    return reverse("share", args=[search.share_slug])
 
 
 def search_url(search: Search) -> str:
-    return f"/searches/{search.id}/"
+    return reverse("search", args=[search.id])
 
 
 def share_search(search: Search) -> str:
@@ -215,3 +252,13 @@ def revoke_share(search: Search) -> None:
     """Take the public page down: its URL answers 404 from now on, a new share gets a new URL."""
     search.share_slug = None
     search.save(update_fields=["share_slug"])
+
+
+def share_in_library(search: Search, shared: bool) -> bool | None:
+    """Offer (or stop offering) the search's kept kernel to other users' searches, which still
+    evaluate it again before it seeds them. None when the search kept no kernel."""
+    from search.models import LibraryKernel
+
+    if not LibraryKernel.objects.filter(search=search).update(shared=shared):
+        return None
+    return shared

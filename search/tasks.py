@@ -7,19 +7,22 @@ import logging
 from huey import crontab
 from huey.contrib.djhuey import db_periodic_task, db_task, on_startup
 
-from search.execution import claim_queued, execute_search, reclaim_stale
+from search.execution import execute_search, reclaim_stale
+from search.quotas import claim_next
 
 log = logging.getLogger(__name__)
 
 
 @db_task()
 def run_search_task(search_id: int, claim: int | None = None) -> str:
-    """Run a queued search (claim None) or resume a re-claimed one (its claim)."""
-    if claim is None:
-        claim = claim_queued(search_id)
-        if claim is None:
-            return "skipped"  # cancelled before it started, or another worker has it
-    return execute_search(search_id, claim)
+    """Resume a re-claimed search (its claim); then, or for a newly queued one (claim None),
+    run queued searches in fair order until none is left that may run: one task per queued
+    search, yet no owner's searches jump the queue ahead of another's (search.quotas)."""
+    # "skipped": nothing may run now (cancelled, taken, or its owner at the limit)
+    outcome = execute_search(search_id, claim) if claim is not None else "skipped"
+    while (claimed := claim_next()) is not None:
+        outcome = execute_search(*claimed)
+    return outcome
 
 
 def resume_stale() -> list[int]:

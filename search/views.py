@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from search import services
@@ -17,6 +18,8 @@ from search.access import (
     searches_for_user,
     shared_node_or_404,
 )
+from search.engine.speedups import speedup_of
+from search.engine.statuses import FINAL_SEARCH_STATUSES, page_statuses
 from search.engine.types import CATEGORIES
 from search.events import events_after
 from search.examples import list_examples
@@ -25,9 +28,8 @@ from search.highlight import highlight_source
 from search.kernel_file import kernel_file, kernel_filename
 from search.models import Node, Search
 from search.panel import panel_context
+from search.quotas import TooBusy
 from search.serialize import search_json as serialize_search
-
-FINAL_STATUSES = ("finished", "failed", "cancelled")
 
 
 @login_required
@@ -39,6 +41,7 @@ def new_search(request: HttpRequest) -> HttpResponse:
     """
     form = NewSearchForm(request.POST or None, request.FILES or None)
     error_line: int | None = None
+    busy = False
     if request.method == "POST" and form.is_valid():
         try:
             search = services.start_search(
@@ -50,10 +53,13 @@ def new_search(request: HttpRequest) -> HttpResponse:
             error_line = exc.line
         except services.InvalidSettings as exc:
             form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        except TooBusy as exc:
+            form.add_error(None, exc.message)
+            busy = True
         else:
             return redirect("search", search_id=search.id)
     examples = [{"name": e.name, "label": e.label, "source": e.source} for e in list_examples()]
-    status = 422 if request.method == "POST" else 200
+    status = (429 if busy else 422) if request.method == "POST" else 200
     return render(request, "search/new.html",
                   {"form": form, "examples": examples, "error_line": error_line}, status=status)
 
@@ -76,25 +82,34 @@ def all_events(search_id: int) -> list[dict[str, Any]]:
             return events
 
 
+def node_url_template(name: str, owner: int | str) -> str:
+    """A node URL with `{id}` where the page's script puts the node's id."""
+    return reverse(name, args=[owner, 0]).replace("/nodes/0/", "/nodes/{id}/")
+
+
 def page_context(request: HttpRequest, search: Search, shared: bool) -> dict[str, Any]:
     """What the search page and the share page render: the search, its events, its URLs."""
     events = all_events(search.id)
     if shared:
-        base = f"/s/{search.share_slug}"
-        ws_path = f"/ws/share/{search.share_slug}/"
+        panel_url = node_url_template("share_panel", search.share_slug)
+        kernel_url = None
+        ws_path = f"/ws/share/{search.share_slug}/"  # channels routes (search/routing.py)
     else:
-        base = f"/searches/{search.id}"
+        panel_url = node_url_template("node_panel", search.id)
+        kernel_url = node_url_template("node_kernel", search.id)
         ws_path = f"/ws/searches/{search.id}/"
     page = {
         "search_id": search.id,
         "ws_path": ws_path,
-        "panel_url": base + "/nodes/{id}/panel",
-        "kernel_url": None if shared else base + "/nodes/{id}/kernel.py",
+        "panel_url": panel_url,
+        "kernel_url": kernel_url,
         "status": search.status,
         "rounds": search.config.get("rounds"),
+        "device": search.config.get("device", "cpu"),
         "started": search.started.isoformat() if search.started else None,
         "finished": search.finished.isoformat() if search.finished else None,
         "shared": shared,
+        "statuses": page_statuses(),
         "categories": CATEGORIES,  # the study's optimization categories, key -> label
         "events": events,
     }
@@ -103,8 +118,8 @@ def page_context(request: HttpRequest, search: Search, shared: bool) -> dict[str
         "config": search.config,
         "page": page,
         "shared": shared,
-        "is_final": search.status in FINAL_STATUSES,
-        "share_url": request.build_absolute_uri(f"/s/{search.share_slug}") if search.share_slug else "",
+        "is_final": search.status in FINAL_SEARCH_STATUSES,
+        "share_url": request.build_absolute_uri(services.share_url(search)) if search.share_slug else "",
     }
 
 
@@ -204,7 +219,8 @@ def share_page(request: HttpRequest, slug: str) -> HttpResponse:
     ctx = page_context(request, search, shared=True)
     best = search.best_node
     if best is not None and best.source:
-        ctx["best_source_html"] = highlight_source(best.source)
+        # The very text best.py downloads as, header included: what the page shows is what runs.
+        ctx["best_source_html"] = highlight_source(kernel_file(search, best))
         ctx["best_checks"] = (best.verdict or {}).get("checks") or []
     ctx["meta_description"] = share_description(search)
     return render(request, "search/share.html", ctx)
@@ -216,9 +232,10 @@ def share_description(search: Search) -> str:
     device = search.config.get("device", "cpu")
     if best is None or best.speedup is None:
         return f"Kernel search for {search.problem.name} on {device}: {search.status}, no correct kernel yet."
-    text = f"{best.speedup:.2f}x faster than eager PyTorch"
-    if best.speedup_vs_compile is not None:
-        text += f", {best.speedup_vs_compile:.2f}x vs torch.compile"
+    speedup = speedup_of(best)
+    text = f"{speedup.text(times='x')} faster than eager PyTorch"
+    if speedup.compile is not None:
+        text += f", {speedup.text('compile', 'x')} vs torch.compile"
     return (f"{search.problem.name}: {text} on {device}, checked by {len((best.verdict or {}).get('checks') or [])}"
             f" integrity checks ({search.candidates} candidates evaluated).")
 

@@ -12,7 +12,21 @@ from search.models import ApiToken
 pytestmark = pytest.mark.django_db
 
 
-def test_sign_up_creates_an_account_and_logs_it_in(production, client):
+@pytest.fixture
+def signup_open(settings):
+    settings.SIGNUP_OPEN = True
+    return settings
+
+
+def test_sign_up_is_closed_unless_the_setting_opens_it(production, client):
+    response = client.post("/accounts/signup/", {"username": "ada", "password1": "a-long-pass-42x",
+                                                 "password2": "a-long-pass-42x"})
+    assert response.status_code == 403 and "Sign-up is closed" in response.content.decode()
+    assert not get_user_model().objects.filter(username="ada").exists()
+    assert 'href="/accounts/signup/"' not in client.get("/accounts/login/").content.decode()
+
+
+def test_sign_up_creates_an_account_and_logs_it_in(production, signup_open, client):
     response = client.post("/accounts/signup/", {"username": "ada", "password1": "a-long-pass-42x",
                                                  "password2": "a-long-pass-42x"})
     assert response.status_code == 302 and response["Location"] == "/"
@@ -20,7 +34,7 @@ def test_sign_up_creates_an_account_and_logs_it_in(production, client):
     assert client.get("/").status_code == 200
 
 
-def test_sign_up_refuses_the_single_user_name(production, client):
+def test_sign_up_refuses_the_single_user_name(production, signup_open, client):
     response = client.post("/accounts/signup/", {"username": "local", "password1": "a-long-pass-42x",
                                                  "password2": "a-long-pass-42x"})
     assert response.status_code == 400
@@ -58,10 +72,40 @@ def test_a_token_from_the_page_opens_the_api(owner_client, finished_search):
     assert response.status_code == 200 and response.json()["id"] == finished_search.id
 
 
-def test_revoking_removes_every_token(owner_client, owner):
+def test_revoking_all_removes_every_token(owner_client, owner):
     owner_client.post("/accounts/token/", {"action": "create"})
-    owner_client.post("/accounts/token/", {"action": "revoke"})
+    owner_client.post("/accounts/token/", {"action": "revoke_all"})
     assert not ApiToken.objects.filter(user=owner).exists()
+
+
+def test_revoking_one_token_keeps_the_others(owner_client, owner):
+    owner_client.post("/accounts/token/", {"action": "create", "name": "ci"})
+    owner_client.post("/accounts/token/", {"action": "create", "name": "laptop"})
+    ci = ApiToken.objects.get(user=owner, name="ci")
+    owner_client.post("/accounts/token/", {"action": "revoke", "token": ci.id})
+    assert list(ApiToken.objects.filter(user=owner).values_list("name", flat=True)) == ["laptop"]
+
+
+def test_a_user_cannot_revoke_another_users_token(owner_client, stranger):
+    from search.api_auth import create_token
+
+    create_token(stranger, name="theirs")
+    theirs = ApiToken.objects.get(user=stranger)
+    owner_client.post("/accounts/token/", {"action": "revoke", "token": theirs.id})
+    assert ApiToken.objects.filter(id=theirs.id).exists()
+
+
+def test_the_token_page_makes_a_named_read_token_that_expires(owner_client, owner):
+    owner_client.post("/accounts/token/", {"action": "create", "name": "dash", "scope": "read",
+                                           "expires_days": "7"})
+    row = ApiToken.objects.get(user=owner)
+    assert row.name == "dash" and row.scope == "read" and row.expires is not None
+
+
+def test_the_token_page_refuses_a_bad_lifetime_with_the_number(owner_client, owner):
+    response = owner_client.post("/accounts/token/", {"action": "create", "expires_days": "-3"})
+    assert response.status_code == 422 and "not -3" in response.content.decode()
+    assert not ApiToken.objects.exists()
 
 
 def test_the_token_page_needs_login(anonymous_client):

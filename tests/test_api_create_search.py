@@ -79,7 +79,7 @@ def test_it_creates_a_queued_search_and_answers_201_with_id_and_url(token_client
                                    "ideas_per_round": 3, "impls_per_idea": 2, "device": "cpu", "tolerance": 0.01})
     assert response.status_code == 201
     data = response.json()
-    assert set(data) == {"id", "url"}
+    assert set(data) == {"id", "url", "warnings"} and data["warnings"] == []
     search = Search.objects.get(id=data["id"])
     assert data["url"] == f"/searches/{search.id}/"
     assert search.owner == owner and search.status == "queued"

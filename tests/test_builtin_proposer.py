@@ -10,7 +10,8 @@ import pytest
 from search.engine.types import Idea, Node, ProposalContext, TriedIdea
 from search.proposers.builtin import BuiltinProposer
 from search.proposers.builtin.analysis import analyze
-from search.proposers.builtin.catalogue import load_catalogue, softmax_row_variants
+from search.proposers.builtin.catalogue import load_catalogue
+from search.proposers.builtin.families.cuda_softmax_rows import row_variants as softmax_row_variants
 from search.proposers.builtin.recipe import Recipe
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

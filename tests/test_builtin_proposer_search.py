@@ -120,14 +120,16 @@ def test_the_study_convolution_gets_space_to_depth_first():
     # On that seed, ideas that space-to-depth makes moot (padding, channels-last) are not offered.
     seed = Node(kind="kernel", round=1, id=4, key="r1/ref/i0/k0", source=impl.source, status="correct", cand_ms=0.3)
     texts = [i.text for i in proposer.propose_ideas(context(reference, "cuda", seed, []), 20)[0]]
-    assert not [t for t in texts if t.startswith(("Pad the", "Store the input"))]
+    assert not [t for t in texts if t.startswith(("Pad the", "Store the 4-D"))]
 
 
-def test_torch_compile_ideas_are_offered_only_when_asked_for():
+def test_torch_compile_ideas_are_offered_by_default_in_each_mode():
     reference = (EXAMPLES / "softmax_manual.py").read_text()
     root = Node(kind="reference", round=0, key="ref", source=reference)
-    plain = BuiltinProposer("cpu").propose_ideas(context(reference, "cpu", root, []), 20)[0]
-    asked = BuiltinProposer("cpu", extra_ideas=["torch_compile_cpu"]).propose_ideas(
-        context(reference, "cpu", root, []), 20)[0]
-    assert not [i for i in plain if "torch.compile" in i.text]
-    assert [i for i in asked if "torch.compile" in i.text]
+    proposer = BuiltinProposer("cpu")
+    ctx = context(reference, "cpu", root, [])
+    compiled = [i for i in proposer.propose_ideas(ctx, 20)[0] if i.text.startswith("Compile the forward")]
+    assert compiled
+    sources = [impl.source for impl in proposer.implement(ctx, root, compiled[0], 8)]
+    modes = {Recipe.from_source(s).options["compile"] for s in sources}
+    assert {"default", "max-autotune-no-cudagraphs", "max-autotune"} <= modes

@@ -94,13 +94,13 @@ def test_it_emits_round_and_best_events():
     assert store.events_of("costs")[-1]["candidates"] == 16
 
 
-def test_nodes_are_set_compiling_before_evaluation():
+def test_nodes_are_set_queued_before_evaluation():
     _, store, _, _ = run()
     updates = [p["node"] for k, p in store.events if k == "node_updated" and p["node"]["kind"] == "kernel"]
     first_status = {}
     for node in updates:
         first_status.setdefault(node["key"], node["status"])
-    assert set(first_status.values()) == {"compiling"}
+    assert set(first_status.values()) == {"queued"}
 
 
 def test_a_failed_idea_call_is_a_failed_node_and_the_search_goes_on():

@@ -31,7 +31,9 @@ def test_failures_show_the_failed_checks_and_the_compiler_error():
     broken = outcome_of(evaluated("b", kernel("b", 1, "compile_error")))
     text = render_history([TriedIdea(2, "Tile it.", "memory", [wrong, broken])])
     assert "incorrect, max abs err 0.5" in text and "failed checks: allclose: max abs err 0.5 > 0.01" in text
-    assert 'compile_error' in text and 'error: kernel.cu(12): error: identifier "blockDimx"' in text
+    assert 'compile_error' in text
+    assert ('error: the extension did not build\n      kernel.cu(12): error: identifier "blockDimx" is '
+            'undefined') in text
 
 
 def test_history_lists_ideas_of_earlier_rounds_with_their_implementations():
@@ -62,3 +64,32 @@ def test_a_wrong_kernel_shows_no_speedup():
     node = apply_verdict(Node(kind="kernel", round=1, key="w"), verdict)
     assert node.status == "incorrect" and node.speedup is None and node.speedup_vs_compile is None
     assert node.verdict["speedup"] == 10.0
+
+
+HARNESS_TRACEBACK = """Traceback (most recent call last):
+  File "/srv/kernelweb/gpurunner/candidate.py", line 120, in run_candidate_job
+    outputs = model(*inputs)
+  File "/srv/kernelweb/.venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1751, in _call_impl
+    return forward_call(*args, **kwargs)
+  File "/var/lib/kernelweb/runner-cache/job-8f3a/candidate.py", line 14, in forward
+    return torch.mm(x, self.weight)
+RuntimeError: mat1 and mat2 shapes cannot be multiplied (8x64 and 32x32)
+"""
+
+
+def test_a_runtime_error_reaches_the_model_as_the_candidates_own_exception_without_server_paths():
+    node = apply_verdict(Node(kind="kernel", round=1, key="k", source="..."), {
+        "verdict": "runtime_error", "checks": [], "error": HARNESS_TRACEBACK,
+        "reason": "ModelNew raised RuntimeError: mat1 and mat2 shapes cannot be multiplied (8x64 and 32x32) "
+                  "(line 14)"})
+    error = outcome_of(node)["error"]
+    assert error == ("ModelNew raised RuntimeError: mat1 and mat2 shapes cannot be multiplied (8x64 and 32x32) "
+                     "(line 14)\ncandidate.py line 14, in forward: return torch.mm(x, self.weight)")
+    assert "gpurunner" not in error and "/srv/" not in error and "/var/lib" not in error
+
+
+def test_a_reason_naming_server_paths_reaches_the_model_without_them():
+    node = apply_verdict(Node(kind="kernel", round=1, key="k", source="..."), {
+        "verdict": "runtime_error", "checks": [],
+        "reason": "import raised FileNotFoundError: [Errno 2] No such file: '/var/lib/kernelweb/data/x.bin'"})
+    assert outcome_of(node)["error"] == ("import raised FileNotFoundError: [Errno 2] No such file: 'x.bin'")

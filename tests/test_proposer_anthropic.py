@@ -25,7 +25,7 @@ def server():
 @pytest.fixture
 def proposer(server):
     return AnthropicProposer("claude-opus-4-5", api_key="sk-ant-test", base_url=server.url, timeout_s=5,
-                             backoff_s=0.01, max_tokens=4096)
+                             backoff_s=0.01, max_output_tokens=4096)
 
 
 def parent():
@@ -72,17 +72,20 @@ def test_a_malformed_json_body_is_a_failed_implementation(server, proposer, ctx)
     assert impl.error.startswith("malformed response from the model server")
 
 
-def test_a_response_without_code_is_a_failed_implementation(server, proposer, ctx):  # noqa: F811
-    server.queue_anthropic(Canned(200, anthropic_reply("You could fuse the two loops.", 800, 12)))
+def test_a_response_without_code_twice_is_a_failed_implementation(server, proposer, ctx):  # noqa: F811
+    server.queue_anthropic(Canned(200, anthropic_reply("You could fuse the two loops.", 800, 12)),
+                           Canned(200, anthropic_reply("Fuse them, really.", 900, 5)))
     [impl] = proposer.implement(ctx, parent(), Idea("Fuse.", "memory"), 1)
-    assert impl.error.startswith("no code in the answer")
-    assert impl.usage.output_tokens == 12
+    assert impl.error.startswith("no code in the answer: 'Fuse them, really.'")
+    assert impl.usage.output_tokens == 17 and len(server.seen) == 2
 
 
 def test_an_answer_cut_off_at_the_token_limit_says_so(server, proposer, ctx):  # noqa: F811
     server.queue_anthropic(Canned(200, anthropic_reply("```python\nimport torch\nclass Mo", stop_reason="max_tokens")))
     [impl] = proposer.implement(ctx, parent(), Idea("Fuse.", "memory"), 1)
-    assert "cut off at the token limit" in impl.error
+    assert impl.error == ("the code was cut off at the output token limit before the file ended; "
+                          "it was not run")
+    assert len(server.seen) == 1  # asking again would be cut off again
 
 
 def test_a_refusal_is_recorded_as_the_reason(server, proposer, ctx):  # noqa: F811

@@ -11,7 +11,6 @@ from search.engine.types import ProposerError, SearchConfig
 from search.proposers import make_proposer
 from search.proposers.anthropic_proposer import AnthropicProposer
 from search.proposers.openai_proposer import OpenAIProposer
-from search.proposers.scripted import ScriptedProposer
 
 DEMO = str(Path(__file__).resolve().parent.parent / "examples" / "scripted" / "softmax.json")
 
@@ -42,10 +41,9 @@ def test_anthropic_defaults_its_model():
     assert isinstance(proposer, AnthropicProposer) and proposer.model
 
 
-def test_scripted_reads_the_recording_named_as_its_model():
-    assert isinstance(make_proposer(SearchConfig(proposer="scripted", model=DEMO), {}), ScriptedProposer)
-    with pytest.raises(ValueError):
-        make_proposer(SearchConfig(proposer="scripted"), {})
+def test_the_scripted_proposer_is_no_search_setting():
+    with pytest.raises(ValueError, match="replays recordings in tests and cannot be chosen"):
+        make_proposer(SearchConfig(proposer="scripted", model=DEMO), {})
 
 
 def test_an_unknown_proposer_is_refused():
@@ -65,5 +63,5 @@ def test_builtin_needs_no_key():
 def test_builtin_offers_optional_ideas_named_as_its_model():
     proposer = make_proposer(SearchConfig(proposer="builtin", device="cpu", model="torch_compile_cpu"), {})
     assert proposer.extra_ideas == {"torch_compile_cpu"}
-    with pytest.raises(ValueError, match="no optional idea 'fastest'"):
+    with pytest.raises(ValueError, match="has no idea 'fastest'"):
         make_proposer(SearchConfig(proposer="builtin", device="cpu", model="fastest"), {})

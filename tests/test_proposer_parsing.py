@@ -22,7 +22,7 @@ def test_ideas_are_read_from_bare_json_with_trailing_commas():
 
 def test_ideas_may_be_an_object_with_a_list_or_plain_strings():
     assert parse_ideas('{"ideas": [{"text": "A", "category": "Memory access"}]}') == [Idea("A", "memory")]
-    assert parse_ideas('["Use TF32 tensor cores."]') == [Idea("Use TF32 tensor cores.", "compute")]
+    assert parse_ideas('["Use TF32 tensor cores."]') == [Idea("Use TF32 tensor cores.", "precision")]
 
 
 def test_no_more_ideas_than_asked_for_are_kept():
@@ -71,3 +71,24 @@ def test_code_without_model_new_is_rejected():
 def test_an_answer_without_code_is_rejected_with_an_excerpt():
     with pytest.raises(ProposerError, match="no code in the answer: \"I'm sorry"):
         extract_code("I'm sorry, but I can't help with that.")
+
+
+def test_the_complete_ideas_of_a_list_cut_short_are_kept():
+    text = ('[{"idea": "Fuse the passes.", "category": "memory"}, {"idea": "Use one warp per row.", '
+            '"category": "parallelism"}, {"idea": "Vectorise the lo')
+    assert parse_ideas(text, 3, truncated=True) == [Idea("Fuse the passes.", "memory"),
+                                                    Idea("Use one warp per row.", "parallelism")]
+
+
+def test_an_unterminated_think_draft_is_no_answer():
+    with pytest.raises(ProposerError, match="no code in the answer: an empty answer"):
+        extract_code(f"<think>\nLet me draft:\n```python\n{MODEL_NEW}```\nhmm")
+
+
+def test_a_bare_file_cut_off_at_the_token_limit_is_not_run():
+    with pytest.raises(ProposerError, match="cut off at the output token limit before the file ended"):
+        extract_code(MODEL_NEW + "    def helper(self", truncated=True)
+
+
+def test_a_complete_fence_in_a_cut_off_answer_is_still_the_candidate():
+    assert extract_code(f"```python\n{MODEL_NEW}```\nThis kernel works because", truncated=True) == MODEL_NEW

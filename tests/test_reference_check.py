@@ -52,3 +52,12 @@ def test_the_command_line_exits_0_with_a_summary_and_2_with_the_error():
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2
     assert "line 8" in bad.stderr
+
+
+def test_the_report_describes_the_cpu_it_ran_on():
+    import os
+
+    report = check_reference(reference_source("softmax_rows"), device="cpu")
+    hw = report.hardware
+    assert hw["kind"] == "cpu" and hw["cores"] == len(os.sched_getaffinity(0)) and hw["torch"]
+    assert isinstance(hw["vector_isa"], list) and hw["torch_cpu_capability"]

@@ -53,7 +53,7 @@ def test_it_accepts_a_torch_rewrite(corpus):
     assert v.cand_ms and v.ref_ms and v.speedup == pytest.approx(v.ref_ms / v.cand_ms)
     assert v.compile_ref_ms is None and v.speedup_vs_compile is None  # baseline skipped
     assert v.roofline_pct is None  # no ceilings on the CPU
-    assert v.rel_err < 1e-5
+    assert v.rel_err < 1e-4
     names = {c.name for c in v.checks}
     assert {"allclose", "relative_norm", "timed_outputs", "inputs_unchanged", "timer_untouched",
             "no_leftover_threads", "no_child_processes", "sandbox"} <= names

@@ -87,7 +87,8 @@ def test_the_roofline_floor_rejects_impossible_times():
     assert roofline.floor_check(h100, 0, nbytes, 0.072).passed
     assert not roofline.floor_check(h100, 0, nbytes, 0.002).passed
     assert roofline.floor_check(None, 0, nbytes, 0.002).passed  # unknown device: not checked
-    assert 80 < roofline.roofline_pct(h100, 0, nbytes, 0.072, "float32", None) < 100
+    pct, bound, _ = roofline.roofline(h100, 0, nbytes, 0.072, "fp32")
+    assert bound == "memory" and 80 < pct < 100
 
 
 def test_it_detects_each_backend():

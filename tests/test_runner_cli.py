@@ -9,6 +9,7 @@ import sys
 from tests.fixtures.runner import CANDIDATES, REFERENCES
 
 KEYS = {"verdict", "reason", "checks", "ref_ms", "compile_ref_ms", "cand_ms", "speedup",
+        "speedup_ci", "noisy",
         "speedup_vs_compile", "max_abs_err", "rel_err", "roofline_pct", "backend", "compile_s"}
 
 

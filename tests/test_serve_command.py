@@ -52,6 +52,15 @@ def test_it_serves_and_stops_both_children_on_ctrl_c(tmp_path):
             except OSError:
                 time.sleep(0.2)
         assert body is not None and b"/api/searches" in body
+        # The printed URL just works in a browser (it logs in as the local user); the bare
+        # address does not: another OS user on this host reaches it too.
+        printed = line.split("running at ", 1)[1].split()[0]
+        assert "/accounts/local/?key=" in printed
+        bare = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10)
+        assert "/accounts/login/" in bare.url
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        page = browser.open(printed, timeout=30)
+        assert page.url == f"http://127.0.0.1:{port}/" and b"Start search" in page.read()
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
         assert not [k for k in kids if alive(k)]

@@ -3,10 +3,11 @@
 import pytest
 from channels.db import database_sync_to_async
 
+from search.consumers import REFUSED
 from search.models import SearchEvent
 from search.services import revoke_share
 from tests.fixtures.web import make_finished_search
-from tests.test_websocket_search_events import communicator
+from tests.test_websocket_search_events import communicator, refusal_code
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -27,16 +28,14 @@ async def test_anyone_with_the_slug_reads_the_shared_stream(owner, production):
 
 
 async def test_an_unknown_slug_is_refused(owner, production):
-    connected, _ = await communicator("/ws/share/not-a-real-slug/").connect()
-    assert not connected
+    assert await refusal_code(communicator("/ws/share/not-a-real-slug/")) == REFUSED
 
 
 async def test_a_revoked_slug_is_refused(owner, production):
     search = await database_sync_to_async(lambda: make_finished_search(owner, shared=True))()
     slug = search.share_slug
     await database_sync_to_async(revoke_share)(search)
-    connected, _ = await communicator(f"/ws/share/{slug}/").connect()
-    assert not connected
+    assert await refusal_code(communicator(f"/ws/share/{slug}/")) == REFUSED
 
 
 async def test_revoking_closes_an_open_shared_stream(owner, production):

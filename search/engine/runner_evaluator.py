@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from search.engine.types import SearchConfig
+from search.engine.types import SearchConfig, StageCallback
 
 
 def eval_options(config: SearchConfig) -> Any:
@@ -16,9 +17,21 @@ def eval_options(config: SearchConfig) -> Any:
                        compile_baseline=config.compile_baseline)
 
 
-def runner_evaluator(reference: str, sources: list[str], config: SearchConfig) -> list[dict[str, Any]]:
+def stage_callback(on_stage: StageCallback | None) -> Callable[[int, str, Any], None] | None:
+    """The runner's stage callback for an engine's: the Verdict handed on as a dict."""
+    if on_stage is None:
+        return None
+
+    def report(index: int, stage: str, verdict: Any) -> None:
+        on_stage(index, stage, verdict.to_dict() if verdict is not None else None)
+    return report
+
+
+def runner_evaluator(reference: str, sources: list[str], config: SearchConfig,
+                     on_stage: StageCallback | None = None) -> list[dict[str, Any]]:
     """Evaluate all candidates of a batch with gpurunner.evaluate_batch; Verdict dicts in order."""
     import gpurunner  # imported late: it imports torch, which the web process may not need yet
 
-    verdicts = gpurunner.evaluate_batch(reference, list(sources), eval_options(config))
+    verdicts = gpurunner.evaluate_batch(reference, list(sources), eval_options(config),
+                                        on_stage=stage_callback(on_stage))
     return [v.to_dict() for v in verdicts]

@@ -6,6 +6,7 @@ finds the nodes already made, proposes nothing twice and re-evaluates only unfin
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -13,14 +14,19 @@ from typing import Any
 
 from search.engine import feedback
 from search.engine.keys import REFERENCE_KEY, kernel_key, library_key
+from search.engine.speedups import best_of, rank_key, speedup_of
+from search.engine.statuses import LIVE_STAGES, NodeStatus
 from search.engine.types import (
     FINAL_STATUSES,
+    NO_IDEAS,
     Evaluator,
     Idea,
     Implementation,
     Node,
     ProposalContext,
     Proposer,
+    ProposerError,
+    ProviderRefused,
     SearchConfig,
     SearchOutcome,
     Store,
@@ -32,9 +38,34 @@ from search.engine.verdicts import apply_verdict, runner_failure
 _STOP_EVALUATING = {"cancelled", "max_wall_s"}
 
 
+def _no_ideas_detail(proposer: Any, ctx: ProposalContext) -> str:
+    """The sentence a search that never had an idea ends with: the proposer's own explanation
+    when it has one."""
+    explain = getattr(proposer, "explain_no_ideas", None)
+    why = explain(ctx) if callable(explain) else ""
+    name = getattr(proposer, "name", "the proposer")
+    return f"{NO_IDEAS}: {why or f'the {name} proposer suggested nothing for this problem'}"
+
+
 def _error_text(exc: BaseException) -> str:
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def accepts_on_stage(evaluator: Any) -> bool:
+    """Whether an evaluator takes an `on_stage` callback (the runner's do; simple fakes not)."""
+    try:
+        params = inspect.signature(evaluator).parameters
+    except (TypeError, ValueError):
+        return False
+    return "on_stage" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def _proposer_error(exc: BaseException) -> str:
+    """A proposer's failure in its own words (they already say what failed), others typed."""
+    if isinstance(exc, ProposerError):
+        return str(exc).strip() or type(exc).__name__
+    return _error_text(exc)
 
 
 def split_evenly(total: int, parts: int) -> list[int]:
@@ -57,7 +88,7 @@ class SearchRun:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.reference = reference
-        self.reference_info = reference_info or {}
+        self.reference_info = dict(reference_info or {})  # gains the measured times
         self.config = config
         self.proposer = proposer
         self.evaluator = evaluator
@@ -68,8 +99,10 @@ class SearchRun:
         self.elapsed_before = float(checkpoint.get("elapsed_s", 0.0))  # wall time before a crash
         self.by_key: dict[str, Node] = {n.key: n for n in store.nodes()}
         self.stop_reason: str | None = None
+        self.stop_detail = ""  # why, in a sentence, for a search no idea applied to
         self.best: Node | None = self._find_best()
         self.round = 0
+        self.refused: ProviderRefused | None = None  # the provider refuses every call: stop
 
     # --- tree -------------------------------------------------------------------------------
     def add(self, node: Node) -> Node:
@@ -88,7 +121,7 @@ class SearchRun:
     def root(self) -> Node:
         """The reference node, made on the first run."""
         return self.add(Node(kind="reference", round=0, key=REFERENCE_KEY, source=self.reference,
-                             status="correct", speedup=1.0))
+                             status=NodeStatus.CORRECT, speedup=1.0))
 
     def kernels(self) -> list[Node]:
         return [n for n in self.nodes() if n.kind == "kernel"]
@@ -103,7 +136,7 @@ class SearchRun:
     def counts(self) -> tuple[int, int]:
         """(kernels evaluated, kernels correct)."""
         evaluated = [k for k in self.kernels() if k.verdict and k.status in FINAL_STATUSES]
-        return len(evaluated), sum(1 for k in evaluated if k.status == "correct")
+        return len(evaluated), sum(1 for k in evaluated if k.status == NodeStatus.CORRECT)
 
     def elapsed(self) -> float:
         return self.elapsed_before + (self.clock() - self.started)
@@ -136,9 +169,13 @@ class SearchRun:
     def context(self, round_: int, seeds: list[Node]) -> ProposalContext:
         """What the proposer sees: the reference, the seeds and every idea tried so far."""
         history = feedback.tried_ideas(self.nodes())
+        root = self.by_key.get(REFERENCE_KEY)
+        info = self.reference_info
+        if root is not None and root.cand_ms is not None:
+            info = info | {"eager_ms": root.cand_ms}
         return ProposalContext(
             reference=self.reference,
-            reference_info=self.reference_info,
+            reference_info=info,
             seeds=seeds,
             history=history,
             round=round_,
@@ -161,11 +198,16 @@ class SearchRun:
         try:
             ideas, usage = self.proposer.propose_ideas(ctx, len(keys))
         except Exception as exc:  # a model failure is recorded, never a crashed search
-            node = Node(kind="idea", round=round_, parent_id=seed.id, key=keys[0], status="failed",
-                        error=_error_text(exc), usage=getattr(exc, "usage", None) or Usage())
-            return [self.add(node)]
+            node = Node(kind="idea", round=round_, parent_id=seed.id, key=keys[0], status=NodeStatus.FAILED,
+                        error=_proposer_error(exc), usage=getattr(exc, "usage", None) or Usage())
+            added = self.add(node)
+            if isinstance(exc, ProviderRefused):
+                raise exc
+            return [added]
         ideas = list(ideas)[: len(keys)]
         if not ideas:
+            if not any(n.kind == "idea" for n in self.by_key.values()):
+                self.stop_reason, self.stop_detail = "no_ideas", _no_ideas_detail(self.proposer, ctx)
             return []  # nothing left to try from this seed: not a failure
         shares = _split_usage(usage, len(ideas))
         return [
@@ -183,7 +225,7 @@ class SearchRun:
         kernels: list[Node] = []
         todo: list[tuple[Node, Node, int]] = []
         for idea, parent in work:
-            if idea.status == "failed":
+            if idea.status == NodeStatus.FAILED:
                 continue
             keys = [kernel_key(idea.key, j) for j in range(m)]
             existing = [self.by_key[k] for k in keys if k in self.by_key]
@@ -217,20 +259,24 @@ class SearchRun:
             for (idea, _parent, count), impls in zip(group, results, strict=True):
                 for j, impl in enumerate(impls[:count]):
                     kernels.append(self.add(self._kernel_node(round_, idea, j, impl)))
+            if self.refused is not None:
+                raise self.refused
         return kernels
 
     def _implement_one(self, ctx: ProposalContext, parent: Node, idea_node: Node, m: int) -> list[Implementation]:
         try:
             impls = list(self.proposer.implement(ctx, parent, Idea(idea_node.idea, idea_node.category), m))
         except Exception as exc:  # a model failure is recorded, never a crashed search
-            return [Implementation(error=_error_text(exc), usage=getattr(exc, "usage", None) or Usage())]
+            if isinstance(exc, ProviderRefused):
+                self.refused = exc  # recorded on its node, then the search stops
+            return [Implementation(error=_proposer_error(exc), usage=getattr(exc, "usage", None) or Usage())]
         return impls or [Implementation(error="the proposer wrote no implementation")]
 
     def _kernel_node(self, round_: int, idea: Node, index: int, impl: Implementation) -> Node:
         node = Node(kind="kernel", round=round_, parent_id=idea.id, key=kernel_key(idea.key, index),
                     source=impl.source, usage=impl.usage)
         if impl.error or not impl.source.strip():
-            node.status = "failed"
+            node.status = NodeStatus.FAILED
             node.error = impl.error or "the proposer wrote no code"
         return node
 
@@ -263,16 +309,34 @@ class SearchRun:
         elif room is not None:
             pending, skipped = pending[:max(room, 0)], pending[max(room, 0):]
         for node in skipped:
-            node.status = "failed"
+            node.status = NodeStatus.FAILED
             node.error = f"not evaluated: the search stopped ({self.stop_reason or 'max_candidates'})"
             self.update(node)
         if not pending:
             return
         for node in pending:
-            node.status = "compiling"
+            node.status = NodeStatus.QUEUED
             self.update(node)
+        judged: set[int] = set()  # kernels whose verdict arrived while the batch ran
+
+        def on_stage(index: int, stage: str, verdict: dict[str, Any] | None = None) -> None:
+            node = pending[index]
+            if stage == "verdict":
+                if isinstance(verdict, dict):
+                    apply_verdict(node, verdict)
+                    self.update(node)
+                    judged.add(index)
+            elif stage in LIVE_STAGES and node.status != stage:
+                node.status = stage
+                self.update(node)
+
+        sources = [n.source for n in pending]
         try:
-            verdicts = list(self.evaluator(self.reference, [n.source for n in pending], self.config))
+            if accepts_on_stage(self.evaluator):
+                verdicts = list(self.evaluator(self.reference, sources, self.config,
+                                               on_stage=on_stage))
+            else:
+                verdicts = list(self.evaluator(self.reference, sources, self.config))
         except Exception as exc:  # the runner failing must not crash the search
             verdicts = []
             error = _error_text(exc)
@@ -280,6 +344,8 @@ class SearchRun:
             error = "the runner returned no verdict for this kernel"
         for i, node in enumerate(pending):
             if i < len(verdicts) and isinstance(verdicts[i], dict):
+                if i in judged and node.verdict == verdicts[i]:
+                    continue  # already recorded and streamed as it arrived
                 apply_verdict(node, verdicts[i])
             else:
                 runner_failure(node, error)
@@ -289,6 +355,9 @@ class SearchRun:
             self.stop_reason = self.stop_reason or "max_candidates"
 
     def _note_reference_time(self, verdicts: list[Any]) -> None:
+        compiled = sorted(v["compile_ref_ms"] for v in verdicts if isinstance(v, dict) and v.get("compile_ref_ms"))
+        if compiled:  # the proposer's next prompts show the baselines to beat
+            self.reference_info["compile_ms"] = compiled[len(compiled) // 2]
         root = self.by_key.get(REFERENCE_KEY)
         if root is None or root.cand_ms is not None:
             return
@@ -298,22 +367,21 @@ class SearchRun:
             self.update(root)
 
     def summarize_ideas(self, ideas: list[Node]) -> None:
-        """Give each idea node the best speedup among its correct implementations."""
+        """Give each idea node the speedups of its best implementation (trusted ones only)."""
         for idea in ideas:
-            children = [k for k in self.kernels() if k.parent_id == idea.id and k.status == "correct"]
-            best = max((k.speedup for k in children if k.speedup is not None), default=None)
-            if best is not None and best != idea.speedup:
-                idea.speedup = best
-                idea.speedup_vs_compile = max(
-                    (k.speedup_vs_compile for k in children if k.speedup_vs_compile is not None), default=None)
+            best = best_of([k for k in self.kernels() if k.parent_id == idea.id])
+            if best is None or not speedup_of(best).rankable:
+                continue
+            if (best.speedup, best.speedup_vs_compile) != (idea.speedup, idea.speedup_vs_compile):
+                idea.speedup, idea.speedup_vs_compile = best.speedup, best.speedup_vs_compile
                 self.update(idea)
 
     def finish_batch(self) -> None:
         """After a batch: emit a new best, costs, and save the checkpoint."""
         best = self._find_best()
-        if best is not None and (self.best is None or best.key != self.best.key or best.cand_ms != self.best.cand_ms):
-            self.store.emit("best_changed", {"node_id": best.id, "speedup": best.speedup,
-                                             "speedup_vs_compile": best.speedup_vs_compile})
+        if best is not None and (self.best is None or best.key != self.best.key
+                                 or speedup_of(best) != speedup_of(self.best)):
+            self.store.emit("best_changed", {"node_id": best.id, **speedup_of(best).to_dict()})
         self.best = best
         candidates, correct = self.counts()
         usage = self.usage()
@@ -336,29 +404,24 @@ class SearchRun:
 
     # --- choosing ---------------------------------------------------------------------------
     def _find_best(self) -> Node | None:
-        correct = [k for k in self.by_key.values() if k.kind == "kernel" and k.status == "correct"]
-        return min(correct, key=_rank, default=None)
+        return best_of(list(self.by_key.values()))
 
     def seeds(self, before_round: int, count: int) -> list[Node]:
-        """The `count` fastest correct kernels made before a round (the reference included once
-        timed), by measured time; the reference alone when nothing is correct yet."""
+        """The `count` correct kernels made before a round with the best measured speedups (the
+        reference, 1×, included once timed); never a noisy one; the reference alone when
+        nothing is correct yet."""
         root = self.root()
-        pool = [k for k in self.kernels() if k.status == "correct" and k.round < before_round]
+        pool = [k for k in self.kernels() if k.status == NodeStatus.CORRECT and k.round < before_round
+                and not speedup_of(k).noisy]
         if root.cand_ms is not None:
             pool.append(root)
-        pool.sort(key=_rank)
+        pool.sort(key=rank_key)
         return pool[:count] or [root]
 
     def outcome(self) -> SearchOutcome:
         candidates, correct = self.counts()
         return SearchOutcome(self._find_best(), self.stop_reason or "completed", candidates, correct,
-                             self.usage())
-
-
-def _rank(node: Node) -> tuple[float, float, str]:
-    """Faster first; nodes without a time last; ties broken by speedup, then key."""
-    ms = node.cand_ms if node.cand_ms is not None else float("inf")
-    return (ms, -(node.speedup or 0.0), node.key)
+                             self.usage(), self.stop_detail)
 
 
 def _split_usage(usage: Usage, parts: int) -> list[Usage]:

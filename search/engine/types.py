@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
+
+from search.engine.statuses import FINAL_NODE_STATUSES, NodeStatus
 
 # The optimization categories of the fast-kernels study; every idea carries one.
 CATEGORIES = {
@@ -16,18 +19,17 @@ CATEGORIES = {
 }
 
 NODE_KINDS = ("reference", "idea", "kernel")
-KERNEL_STATUSES = (
-    "proposed", "compiling", "checking", "timing", "correct", "incorrect",
-    "compile_error", "runtime_error", "timeout", "rejected", "failed",  # failed: proposer error
-)
-FINAL_STATUSES = {s for s in KERNEL_STATUSES if s not in ("proposed", "compiling", "checking", "timing")}
+KERNEL_STATUSES = tuple(s.value for s in NodeStatus)
+FINAL_STATUSES = FINAL_NODE_STATUSES
 
 
 @dataclass
 class SearchConfig:
     strategy: str = "branching"  # "branching" or "sequential"
-    proposer: str = "builtin"  # builtin | openai | anthropic | ensemble | scripted
+    proposer: str = "builtin"  # builtin | openai | anthropic | ensemble
     model: str = ""
+    # USD per million tokens [input, output] for models the price table lacks.
+    model_prices: dict[str, list[float]] = field(default_factory=dict)
     rounds: int = 5
     ideas_per_round: int = 4  # K
     impls_per_idea: int = 2  # M
@@ -83,7 +85,7 @@ class Node:
     backend: str | None = None
     status: str = "proposed"
     verdict: dict[str, Any] = field(default_factory=dict)  # gpurunner Verdict.to_dict()
-    speedup: float | None = None
+    speedup: float | None = None  # the verdict's own ratio; read through speedups.speedup_of
     speedup_vs_compile: float | None = None
     cand_ms: float | None = None
     error: str = ""
@@ -147,6 +149,11 @@ class ProposerError(Exception):
     """A model call failed in a way the search records on a node and moves past."""
 
 
+class ProviderRefused(ProposerError):
+    """The provider refuses every call (key, quota, credit, unknown model): the search fails
+    at once with the provider's message instead of billing or waiting for more refusals."""
+
+
 class Store(Protocol):
     """Where the engine keeps the tree. The web app persists and streams; tests keep a list."""
 
@@ -169,6 +176,7 @@ class SearchOutcome:
     candidates: int  # kernels evaluated
     correct: int  # kernels that passed every check
     usage: Usage = field(default_factory=Usage)  # model calls over the whole search
+    detail: str = ""  # the stop reason in a sentence, when a code does not say enough (no_ideas)
 
     def to_dict(self) -> dict[str, Any]:
         return {"best_node": self.best.id if self.best else None,
@@ -178,11 +186,21 @@ class SearchOutcome:
                 "correct": self.correct, "usage": asdict(self.usage)}
 
 
-# Why a search stopped: all rounds done, a budget, or the user.
-STOP_REASONS = ("completed", "max_candidates", "max_cost_usd", "max_wall_s", "cancelled")
+# Why a search stopped: all rounds done, a budget, the user, or no idea applied to the problem.
+STOP_REASONS = ("completed", "max_candidates", "max_cost_usd", "max_wall_s", "cancelled", "no_ideas")
+# How the sentence of a `no_ideas` stop begins (the search's status reason).
+NO_IDEAS = "no idea applies"
+
+
+# on_stage(index, stage, verdict dict or None): a candidate reached a stage (see LIVE_STAGES;
+# "verdict" comes with its Verdict dict) while the batch runs.
+StageCallback = Callable[[int, str, "dict[str, Any] | None"], None]
 
 
 class Evaluator(Protocol):
-    def __call__(self, reference: str, sources: list[str], config: SearchConfig) -> list[dict[str, Any]]:
-        """Evaluate candidate sources; returns gpurunner Verdict dicts in the same order."""
+    def __call__(self, reference: str, sources: list[str], config: SearchConfig,
+                 on_stage: StageCallback | None = None) -> list[dict[str, Any]]:
+        """Evaluate candidate sources; returns gpurunner Verdict dicts in the same order.
+        An evaluator may report stages as they happen; one without `on_stage` is also
+        accepted (its kernels stay queued until the batch returns)."""
         ...

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from search.engine.statuses import PENDING_STATUSES
 from search.engine.types import KERNEL_STATUSES, Node
 
 # Statuses the evaluator can give; anything else the runner says is treated as a runtime error.
-_EVALUATED = set(KERNEL_STATUSES) - {"proposed", "compiling", "checking", "timing", "failed"}
+_EVALUATED = set(KERNEL_STATUSES) - {*PENDING_STATUSES, "failed"}
 
 
 def status_of(verdict: dict[str, Any]) -> str:

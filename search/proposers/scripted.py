@@ -5,8 +5,9 @@ The file (JSON) holds rounds; each round a list of ideas, each with its implemen
     {"rounds": [{"ideas": [{"idea": "...", "category": "memory",
                             "implementations": ["<ModelNew source>", {"error": "refused"}]}]}]}
 
-An implementation is a source string, {"source": ...}, {"file": path relative to the JSON file},
-or {"error": reason} (a proposer failure). A round with {"error": reason} fails its idea call.
+An implementation is a source string, {"source": ...}, {"file": name of a file in the JSON
+file's folder}, or {"error": reason} (a proposer failure). Test code constructs this proposer;
+no search setting can name it or its file. A round with {"error": reason} fails its idea call.
 Calls in a round take its ideas in order (wrapping around); later rounds reuse the last one.
 Every ideas prompt it would have sent is kept in `prompts`, rendered like a model's.
 """
@@ -80,5 +81,13 @@ class ScriptedProposer:
         if "error" in item:
             return Implementation(error=str(item["error"]), usage=Usage(self.name))
         if "file" in item:
-            return Implementation(source=(self.base_dir / item["file"]).read_text(), usage=Usage(self.name))
+            return Implementation(source=self._file(str(item["file"])).read_text(), usage=Usage(self.name))
         return Implementation(source=str(item.get("source", "")), usage=Usage(self.name))
+
+    def _file(self, name: str) -> Path:
+        """A file beside the recording; nothing outside its folder."""
+        base = self.base_dir.resolve()
+        path = (base / name).resolve()
+        if not path.is_relative_to(base):
+            raise ValueError(f"a recorded file must lie in {base}, not {name!r}")
+        return path

@@ -24,14 +24,18 @@ def template(name: str) -> Template:
     return Template((PROMPTS / f"{name}.md").read_text())
 
 
-DEVICE_NOTES = {
-    "cpu": "The device is a CPU: write C++ through `torch.utils.cpp_extension.load_inline` "
-           "(`cpp_sources` and `functions`; `extra_cflags=['-O3', '-march=native', '-fopenmp']` and "
-           "`extra_ldflags=['-fopenmp']` are allowed) or vectorised PyTorch. CUDA and Triton are not available.",
-    "cuda": "The device is an NVIDIA GPU: write CUDA C++ through `torch.utils.cpp_extension.load_inline` "
-            "(`cuda_sources`), Triton `@triton.jit` kernels, or PyTorch-level changes (torch.compile, "
-            "CUDA graphs, TF32/bf16 within the tolerance, channels_last).",
-}
+def _device_kind(device: str) -> str:
+    return "cuda" if device.startswith("cuda") else "cpu"
+
+
+def tolerance_text(tolerance: float) -> str:
+    """The correctness rule exactly as gpurunner.checks enforces it (atol = rtol = tolerance)."""
+    return template("tolerance").safe_substitute(atol=f"{tolerance:g}", rtol=f"{tolerance:g}").strip()
+
+
+def reask_prompt(error: str) -> str:
+    """The follow-up after a malformed answer, quoting why it could not be read."""
+    return template("reask").safe_substitute(error=error).strip()
 
 
 def system_prompt() -> str:
@@ -43,8 +47,9 @@ def _common(ctx: ProposalContext) -> dict[str, str]:
         "reference": ctx.reference.strip(),
         "reference_info": feedback.render_reference_info(ctx.reference_info),
         "device": ctx.device,
-        "device_notes": DEVICE_NOTES.get(ctx.device.split(":")[0], ""),
-        "tolerance": f"{ctx.tolerance:g}",
+        "device_notes": template(f"device_{_device_kind(ctx.device)}").template.strip(),
+        "tolerance_text": tolerance_text(ctx.tolerance),
+        "hardware": feedback.render_hardware(ctx.reference_info.get("hardware") or {}),
         "policy_text": POLICIES.get(ctx.policy, ctx.policy),
         "history": feedback.render_history(ctx.history),
     }
@@ -68,5 +73,6 @@ def implement_prompt(ctx: ProposalContext, parent: Node, idea: Idea) -> str:
         "parent_measurements": feedback.render_measurements(parent),
         "idea": idea.text,
         "category_label": CATEGORIES.get(idea.category, idea.category),
+        "examples": template(f"examples/{_device_kind(ctx.device)}").template.strip(),
     }
     return template("implement").safe_substitute(values)

@@ -1,7 +1,7 @@
 // Which kinds of idea paid off: per optimization category (the study's six, labelled as the
 // server names them), how many ideas were tried, how many of their finished kernels were
 // correct, and the best speedup they reached.
-import { PENDING } from "./state.js";
+import { PENDING, better, rankable, speedupText } from "./state.js";
 
 export function categoryRows(state, labels) {
   const rows = new Map();
@@ -17,11 +17,11 @@ export function categoryRows(state, labels) {
       row.kernels += 1;
       if (k.status === "correct") {
         row.correct += 1;
-        if (k.speedup != null && (row.best == null || k.speedup > row.best)) row.best = k.speedup;
+        if (rankable(k)) row.best = better(row.best, k);
       }
     }
   }
-  return [...rows.values()].sort((a, b) => (b.best ?? 0) - (a.best ?? 0) || b.ideas - a.ideas);
+  return [...rows.values()].sort((a, b) => (b.best?.speedup ?? 0) - (a.best?.speedup ?? 0) || b.ideas - a.ideas);
 }
 
 export function drawCategories(list, state, labels) {
@@ -31,5 +31,5 @@ export function drawCategories(list, state, labels) {
   list.innerHTML = head + rows.map((r) =>
     `<li data-category="${r.key}"><span>${r.label}</span><span class="num">${r.ideas}</span>` +
     `<span class="num">${r.correct}/${r.kernels}</span>` +
-    `<span class="num">${r.best != null ? r.best.toFixed(2) + "×" : "—"}</span></li>`).join("");
+    `<span class="num">${speedupText(r.best)}</span></li>`).join("");
 }

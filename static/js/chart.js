@@ -23,6 +23,6 @@ export function drawChart(svg, points) {
     parts.push(`<polyline class="line ${cls}" points="${pts.map((p) => `${x(p.round)},${y(p[key])}`).join(" ")}"/>`);
     for (const p of pts) parts.push(`<circle class="dot ${cls}" cx="${x(p.round)}" cy="${y(p[key])}" r="3"><title>round ${p.round}: ${p[key].toFixed(2)}×</title></circle>`);
   }
-  if (!values.length) parts.push(`<text x="${(L + W - R) / 2}" y="${H / 2}" text-anchor="middle">no correct kernel yet</text>`);
+  if (!values.length) parts.push(`<text x="${(L + W - R) / 2}" y="${H / 2}" text-anchor="middle">no trusted speedup yet</text>`);
   svg.innerHTML = parts.join("");
 }

@@ -1,6 +1,6 @@
 // The best kernel's lineage, root to leaf: each ancestor's idea, time and percent of the
 // reference, round by round (the study's trajectory view).
-import { pathTo } from "./state.js";
+import { pathTo, speedupText } from "./state.js";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
 
@@ -24,7 +24,7 @@ export function lineageRows(state, bestId) {
     const parent = n.parent_id != null ? state.nodes.get(n.parent_id) : null;
     const idea = n.kind === "reference" ? "Reference (eager PyTorch)" : (parent && parent.kind === "idea" ? parent.idea : n.idea) || "(seed kernel)";
     const pct = n.kind === "reference" ? 100 : n.speedup ? 100 / n.speedup : null;
-    rows.push({ id, round: n.round, idea, ms: n.kind === "reference" ? refMs : n.cand_ms, pct, speedup: n.kind === "reference" ? 1 : n.speedup });
+    rows.push({ id, round: n.round, idea, ms: n.kind === "reference" ? refMs : n.cand_ms, pct, speedup: speedupText(n) });
   }
   return rows;
 }
@@ -36,7 +36,7 @@ export function drawLineage(list, state, bestId, onSelect) {
   list.innerHTML = head + rows.map((r) =>
     `<li data-id="${r.id}"><span class="num">${r.round}</span><span>${esc(r.idea)}</span><span class="num">${fmtMs(r.ms)}</span>` +
     `<span class="num">${r.pct != null ? r.pct.toFixed(1) + "%" : "—"}<div class="bar"><b style="width:${Math.min(100, r.pct || 0)}%"></b></div></span>` +
-    `<span class="num">${r.speedup != null ? r.speedup.toFixed(2) + "×" : "—"}</span></li>`).join("");
+    `<span class="num">${esc(r.speedup)}</span></li>`).join("");
   list.onclick = (e) => {
     const li = e.target.closest("li[data-id]");
     if (li) onSelect(Number(li.dataset.id));

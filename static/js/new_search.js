@@ -46,11 +46,14 @@ upload.addEventListener("change", () => {
 });
 
 drawGutter();
+// A refused reference: the message sits right above the editor; bring both into view.
+const refError = document.getElementById("reference-error");
+if (refError) refError.scrollIntoView({ block: "start" });
 if (errorLine) {
   // Put the cursor on the line the runner pointed at and bring it into view.
   const lines = area.value.split("\n");
   const start = lines.slice(0, errorLine - 1).reduce((n, l) => n + l.length + 1, 0);
-  area.focus();
+  area.focus({ preventScroll: true });
   area.setSelectionRange(start, start + (lines[errorLine - 1] || "").length);
   area.scrollTop = Math.max(0, (errorLine - 5) * 18.75);
   gutter.scrollTop = area.scrollTop;

@@ -1,5 +1,5 @@
 // The search page (and the share page): state from the embedded events, then the live stream.
-import { bestByRound, bestNode, createState, applyEvent, FINAL_SEARCH } from "./state.js";
+import { bestByRound, bestNode, createState, applyEvent, kernelCounts, FINAL_SEARCH, speedupText } from "./state.js";
 import { connectStream } from "./stream.js";
 import { TreeView } from "./tree.js";
 import { NodePanel } from "./panel.js";
@@ -11,6 +11,7 @@ const page = JSON.parse(document.getElementById("page-data").textContent);
 const state = createState();
 const $ = (id) => document.getElementById(id);
 
+const conn = $("conn");
 const tree = new TreeView($("tree"), $("tree-viewport"), { onSelect: select });
 const panel = new NodePanel($("panel"), page.panel_url, { onOpenNode: select });
 
@@ -20,8 +21,6 @@ function select(id) {
   panel.open(id);
   history.replaceState(null, "", `#node-${id}`);
 }
-
-function fmtX(v) { return v == null ? "—" : `${v.toFixed(2)}×`; }
 
 function fmtElapsed(seconds) {
   if (seconds == null || !isFinite(seconds) || seconds < 0) return "—";
@@ -36,6 +35,32 @@ function elapsed() {
   return ((end ? Date.parse(end) : Date.now()) - Date.parse(start)) / 1000;
 }
 
+// Evaluated / planned, with what runs now: counted from the kernels' own stages, so the
+// numbers move as each candidate moves, not once per batch.
+function drawCounts() {
+  const c = kernelCounts(state);
+  if (!c.planned && !state.costs) return;
+  const parts = [];
+  if (c.running) parts.push(`${c.running} running`);
+  if (c.queued) parts.push(`${c.queued} queued`);
+  parts.push(`${c.correct} correct`);
+  $("stat-candidates").innerHTML = `${c.evaluated}<small> / ${c.planned}</small> <small>${parts.join(" · ")}</small>`;
+  $("stat-candidates").title = `${c.evaluated} evaluated, ${c.running} running, ${c.queued} queued, ${c.planned} planned in the rounds so far`;
+}
+
+// The header's number, with its interval on a line of its own so it fits the cell.
+function drawSpeedup(el, node, which) {
+  const head = speedupText(node, which, true);
+  const note = speedupText(node, which).slice(head.length).trim().replace(/^\((.*)\)$/, "$1");
+  el.textContent = head;
+  if (note) {
+    const small = document.createElement("small");
+    small.className = "note";
+    small.textContent = note;
+    el.append(small);
+  }
+}
+
 function drawHeader() {
   const status = $("stat-status");
   status.textContent = state.reason === "cancelling" && state.status === "running" ? "cancelling" : state.status;
@@ -43,12 +68,12 @@ function drawHeader() {
   if (state.reason) { $("stat-reason").textContent = state.reason.length > 60 ? state.reason.slice(0, 59) + "…" : state.reason; $("stat-reason").title = state.reason; }
   $("stat-round").innerHTML = `${state.round} <small>/ ${page.rounds ?? "?"}</small>`;
   const best = bestNode(state);
-  $("stat-speedup").textContent = fmtX(best ? best.speedup : null);
-  $("stat-compile").textContent = fmtX(best ? best.speedup_vs_compile : null);
+  drawSpeedup($("stat-speedup"), best, "eager");
+  drawSpeedup($("stat-compile"), best, "compile");
+  drawCounts();
   if (state.costs) {
     const c = state.costs;
-    $("stat-candidates").innerHTML = `${c.candidates} <small>${c.correct} correct</small>`;
-    $("stat-cost").innerHTML = `$${(c.cost_usd || 0).toFixed(3)} <small>${Math.round(c.gpu_seconds || 0)} s GPU</small>`;
+    $("stat-cost").innerHTML = `$${(c.cost_usd || 0).toFixed(3)} <small>${Math.round(c.gpu_seconds || 0)} s ${page.device === "cpu" ? "CPU" : "GPU"}</small>`;
   }
   $("stat-elapsed").textContent = fmtElapsed(elapsed());
   const kernels = [...state.nodes.values()].filter((n) => n.kind === "kernel").length;
@@ -56,6 +81,17 @@ function drawHeader() {
     : state.status === "queued" ? "queued: waiting for a worker…" : "";
   const cancel = $("cancel-form");
   if (cancel && FINAL_SEARCH.has(state.status)) cancel.remove();
+  if (FINAL_SEARCH.has(state.status) && conn.classList.contains("live")) {
+    conn.textContent = state.status;
+    conn.className = "conn done";
+  }
+  const download = $("download-best");
+  if (download) {
+    const ready = !!bestNode(state);
+    download.classList.toggle("disabled", !ready);
+    download.setAttribute("aria-disabled", String(!ready));
+    download.title = ready ? "The best kernel as a KernelBench ModelNew file" : "No correct kernel yet";
+  }
 }
 
 let frame = 0;
@@ -84,14 +120,15 @@ function onEvent(ev) {
 for (const ev of page.events) applyEvent(state, ev);
 schedule();
 
-const conn = $("conn");
 const stream = connectStream({
   path: page.ws_path,
   after: state.lastId,
   onEvent,
   onStatus: (s) => {
-    conn.textContent = { live: "live", lost: "reconnecting…", done: "complete", refused: "no access" }[s] || s;
-    conn.className = `conn ${s === "live" ? "live" : s === "lost" || s === "refused" ? "lost" : ""}`;
+    // A finished search's stream has nothing more to say: the pill says how the search ended.
+    if (s === "live" && FINAL_SEARCH.has(state.status)) s = "done";
+    conn.textContent = { live: "live", lost: "reconnecting…", done: state.status, refused: "no access" }[s] || s;
+    conn.className = `conn ${s === "live" ? "live" : s === "lost" || s === "refused" ? "lost" : "done"}`;
   },
   keepOpen: () => !FINAL_SEARCH.has(state.status),
 });
@@ -103,6 +140,8 @@ $("tree-fit").onclick = () => tree.fit();
 $("tree-zoom-in").onclick = () => tree.zoomBy(1.25);
 $("tree-zoom-out").onclick = () => tree.zoomBy(0.8);
 $("tree-best").onclick = () => { const b = bestNode(state); if (b) select(b.id); };
+// The share URL box selects itself on click (no inline handler: the CSP allows none).
+document.getElementById("share-url")?.addEventListener("click", (e) => e.target.select());
 
 const m = location.hash.match(/^#node-(\d+)$/);
 if (m && state.nodes.has(Number(m[1]))) select(Number(m[1]));

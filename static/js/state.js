@@ -1,6 +1,10 @@
 // The search as the browser knows it, rebuilt from the event stream (the server's event log).
-export const PENDING = new Set(["proposed", "compiling", "checking", "timing"]);
-export const FINAL_SEARCH = new Set(["finished", "failed", "cancelled"]);
+// The statuses as the server declares them (search/engine/statuses.py), from the page's data:
+// a kernel's stages while its batch runs, in order, then a final status (its verdict).
+const STATUSES = JSON.parse(document.getElementById("page-data").textContent).statuses;
+export const STAGES = STATUSES.stages;
+export const PENDING = new Set(STATUSES.pending);
+export const FINAL_SEARCH = new Set(STATUSES.final_search);
 
 export function createState() {
   return {
@@ -10,7 +14,7 @@ export function createState() {
     status: "queued",
     reason: "",
     round: 0,
-    best: null,            // {node_id, speedup, speedup_vs_compile}
+    best: null,            // {node_id, speedup, speedup_vs_compile, speedup_ci, noisy, ...}
     costs: null,
     roundsFinished: new Map(),
     startedAt: null,
@@ -44,7 +48,7 @@ export function applyEvent(state, ev) {
       if (p.node && p.node.id != null) addNode(state, p.node);
       break;
     case "best_changed":
-      state.best = { node_id: p.node_id, speedup: p.speedup, speedup_vs_compile: p.speedup_vs_compile };
+      state.best = { ...p };
       break;
     case "round_started":
       state.round = Math.max(state.round, p.round || 0);
@@ -68,14 +72,53 @@ export function applyEvent(state, ev) {
   return true;
 }
 
-// The best kernel: the last best_changed event, else the fastest correct kernel seen.
+// A node's speedup as every view shows it: "2.31×", "2.31× (CI 2.25–2.37)",
+// "≈1.9× (noisy, CI 1.2–2.8)", "—". `which`: "eager" or "compile"; `short` drops the interval.
+// The one home on the page; it mirrors Speedup.text in search/engine/speedups.py.
+export function speedupText(node, which = "eager", short = false) {
+  const value = node ? (which === "eager" ? node.speedup : node.speedup_vs_compile) : null;
+  if (value == null) return "—";
+  const ci = which === "eager" ? node.speedup_ci : node.speedup_vs_compile_ci;
+  const head = node.noisy ? `≈${value.toFixed(1)}×` : `${value.toFixed(2)}×`;
+  if (short) return head;
+  if (node.noisy) return head + (ci ? ` (noisy, CI ${ci[0].toFixed(1)}–${ci[1].toFixed(1)})` : " (noisy)");
+  return head + (ci ? ` (CI ${ci[0].toFixed(2)}–${ci[1].toFixed(2)})` : "");
+}
+
+// May be a search's best or a seed: a correct kernel with a measured speedup that is not noisy.
+export function rankable(n) {
+  return n.kind === "kernel" && n.status === "correct" && n.speedup != null && !n.noisy;
+}
+
+// Of two rankable kernels, the better: the higher ratio, then the higher interval low end
+// (the order of rank_key in search/engine/speedups.py).
+export function better(a, b) {
+  if (!a) return b;
+  if (a.speedup !== b.speedup) return b.speedup > a.speedup ? b : a;
+  const low = (n) => (n.speedup_ci ? n.speedup_ci[0] : n.speedup);
+  return low(b) > low(a) ? b : a;
+}
+
+// The best kernel: the last best_changed event, else the best trusted ratio seen.
 export function bestNode(state) {
   if (state.best && state.nodes.has(state.best.node_id)) return state.nodes.get(state.best.node_id);
   let best = null;
-  for (const n of state.nodes.values()) {
-    if (n.kind === "kernel" && n.status === "correct" && n.speedup != null && (!best || n.speedup > best.speedup)) best = n;
-  }
+  for (const n of state.nodes.values()) if (rankable(n)) best = better(best, n);
   return best;
+}
+
+// Kernels by progress: evaluated (a verdict), running (compiling, checking or timing),
+// queued (waiting for the runner in this batch); planned = all three, what actually runs.
+export function kernelCounts(state) {
+  const c = { evaluated: 0, correct: 0, running: 0, queued: 0, planned: 0 };
+  for (const n of state.nodes.values()) {
+    if (n.kind !== "kernel" || n.status === "failed" || n.status === "proposed") continue;
+    if (n.status === "queued") c.queued += 1;
+    else if (PENDING.has(n.status)) c.running += 1;
+    else { c.evaluated += 1; if (n.status === "correct") c.correct += 1; }
+  }
+  c.planned = c.evaluated + c.running + c.queued;
+  return c;
 }
 
 // Ids from the root down to `id`.
@@ -89,21 +132,20 @@ export function pathTo(state, id) {
   return path;
 }
 
-// Best correct speedup so far at the end of each round: [{round, eager, compile}].
+// Best trusted speedup so far at the end of each round: [{round, eager, compile}].
 export function bestByRound(state, rounds) {
   const perRound = new Map();
   let maxRound = Math.max(state.round, rounds || 0);
   for (const n of state.nodes.values()) {
-    if (n.kind !== "kernel" || n.status !== "correct" || n.speedup == null) continue;
+    if (!rankable(n)) continue;
     maxRound = Math.max(maxRound, n.round);
-    const cur = perRound.get(n.round);
-    if (!cur || n.speedup > cur.speedup) perRound.set(n.round, n);
+    perRound.set(n.round, better(perRound.get(n.round), n));
   }
   const out = [];
   let best = null;
   for (let r = 0; r <= maxRound; r++) {
     const n = perRound.get(r);
-    if (n && (!best || n.speedup > best.speedup)) best = n;
+    if (n) best = better(best, n);
     if (r > state.round && !perRound.has(r) && !state.roundsFinished.has(r)) break;  // not reached yet
     out.push({ round: r, eager: best ? best.speedup : null, compile: best ? best.speedup_vs_compile : null });
   }

@@ -1,6 +1,6 @@
 // The search tree as a hand-written SVG: a tidy top-down layout, zoom with the wheel, pan by
 // dragging. Redraws at most once per animation frame, so a few hundred nodes stay smooth.
-import { PENDING, pathTo } from "./state.js";
+import { PENDING, STAGES, pathTo, speedupText } from "./state.js";
 
 const DX = 44;   // horizontal slot per leaf
 const DX_SIBLING = 32;   // implementations of one idea sit closer together
@@ -10,11 +10,20 @@ const SVGNS = "http://www.w3.org/2000/svg";
 
 const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
 
+// A running kernel is coloured by its stage (queued, compiling, checking, timing).
 export function statusClass(node) {
   if (node.kind === "reference") return "reference";
   if (node.kind === "idea") return node.status === "failed" ? "failed" : "idea";
+  if (STAGES.includes(node.status)) return node.status;
   return PENDING.has(node.status) ? "pending" : node.status || "pending";
 }
+
+const STAGE_LABELS = { queued: "queue", compiling: "build", checking: "check", timing: "time" };
+// Idea labels: the category, short enough to sit beside the diamond.
+const CATEGORY_LABELS = { memory: "memory", async: "async", precision: "precision", compute: "compute",
+  parallelism: "parallel", control_flow: "control" };
+const LABEL_GAP = 46;   // two labels on one line closer than this would overlap
+const IDEA_GAP = 66;   // room an idea's label needs beside its diamond
 
 // Leaves take consecutive slots; a parent sits centred over its first and last child.
 // Idea nodes sit a little lower than half-way, so they read as labels on the edge.
@@ -40,6 +49,43 @@ export function layout(state) {
   return pos;
 }
 
+// Kernel labels sit under their node; a label closer than LABEL_GAP to its left neighbour's on
+// the same line drops to a second line, so neighbours' speedups never run into each other.
+// Idea labels sit beside their diamond: on the right when the next idea leaves room, else on
+// the left when the previous one does, else only in the tooltip (value "none").
+export function labelLines(state, pos) {
+  const rows = new Map(), ideaRows = new Map();
+  for (const [id, p] of pos) {
+    const kind = state.nodes.get(id).kind;
+    if (kind === "idea") {
+      if (!ideaRows.has(p.y)) ideaRows.set(p.y, []);
+      ideaRows.get(p.y).push([p.x, id]);
+    }
+    if (kind !== "kernel") continue;
+    if (!rows.has(p.y)) rows.set(p.y, []);
+    rows.get(p.y).push([p.x, id]);
+  }
+  const line = new Map();
+  for (const row of rows.values()) {
+    row.sort((a, b) => a[0] - b[0]);
+    const lastX = [-Infinity, -Infinity];
+    for (const [x, id] of row) {
+      const l = x - lastX[0] >= LABEL_GAP ? 0 : 1;
+      lastX[l] = x;
+      line.set(id, l);
+    }
+  }
+  for (const row of ideaRows.values()) {
+    row.sort((a, b) => a[0] - b[0]);
+    row.forEach(([x, id], i) => {
+      const next = i + 1 < row.length ? row[i + 1][0] - x : Infinity;
+      const prev = i > 0 ? x - row[i - 1][0] : Infinity;
+      line.set(id, next >= IDEA_GAP ? "right" : prev >= IDEA_GAP ? "left" : "none");
+    });
+  }
+  return line;
+}
+
 // Shapes are drawn around (0, 0); the node's group is translated to its place.
 function shape(node) {
   const cls = `shape fill-${statusClass(node)}`;
@@ -50,10 +96,22 @@ function shape(node) {
 
 function label(node) {
   if (node.kind === "reference") return "ref";
-  if (node.kind === "idea") return "";
-  if (node.speedup != null) return `${node.speedup.toFixed(2)}×`;
+  if (node.kind === "idea") return node.status === "failed" ? "failed" : CATEGORY_LABELS[node.category] || "idea";
+  if (node.speedup != null) return speedupText(node, "eager", true);
+  if (STAGE_LABELS[node.status]) return STAGE_LABELS[node.status];
   if (PENDING.has(node.status)) return "…";
   return { compile_error: "build", runtime_error: "crash", incorrect: "wrong", rejected: "reject", timeout: "t/o", failed: "fail" }[node.status] || "";
+}
+
+function labelText(node, text, line) {
+  if (node.kind === "idea") {
+    if (line === "none") return "";
+    const left = line === "left";
+    return `<text class="idea-label" x="${left ? -10 : 10}" y="3.5" text-anchor="${left ? "end" : "start"}">${esc(text)}</text>`;
+  }
+  const y = node.kind === "reference" ? 26 : 22 + 11 * line;
+  const cls = node.speedup != null ? (node.noisy ? "sp noisy" : "sp") : "";
+  return `<text class="${cls}" y="${y}" text-anchor="middle">${esc(text)}</text>`;
 }
 
 function tooltip(node) {
@@ -62,7 +120,7 @@ function tooltip(node) {
   else if (node.kind === "reference") lines.push("Reference (eager PyTorch)");
   else {
     lines.push(`Kernel ${node.id} · round ${node.round} · ${node.status}${node.backend ? " · " + node.backend : ""}`);
-    if (node.speedup != null) lines.push(`${node.speedup.toFixed(2)}× over eager${node.speedup_vs_compile != null ? `, ${node.speedup_vs_compile.toFixed(2)}× over torch.compile` : ""}`);
+    if (node.speedup != null) lines.push(`${speedupText(node)} over eager${node.speedup_vs_compile != null ? `, ${speedupText(node, "compile")} over torch.compile` : ""}`);
     if (node.cand_ms != null) lines.push(`${node.cand_ms.toPrecision(3)} ms`);
     if (node.precision) lines.push(`precision: ${node.precision}`);
     if (node.error) lines.push(node.error);
@@ -175,6 +233,7 @@ export class TreeView {
       this.els = new Map();   // id -> {g, edge, key, at, path}
     }
     const pos = layout(state);
+    const lines = labelLines(state, pos);
     const bestId = state.best ? state.best.node_id : null;
     const bestPath = new Set(bestId != null ? pathTo(state, bestId) : []);
     let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
@@ -189,17 +248,17 @@ export class TreeView {
         this.els.set(id, el);
       }
       const cls = ["node", `kind-${node.kind}`, `st-${statusClass(node)}`];
-      if (statusClass(node) === "pending") cls.push("pending");
+      if (node.kind === "kernel" && PENDING.has(node.status) && node.status !== "queued") cls.push("pending");
       if (bestPath.has(id) && node.kind !== "idea") cls.push("best");
       if (id === this.selected) cls.push("selected");
       const text = label(node);
-      const key = `${cls.join(" ")}|${text}|${node.status}|${node.speedup}|${node.error}|${node.idea}`;
+      const line = lines.get(id) || 0;
+      const key = `${cls.join(" ")}|${text}|${line}|${node.status}|${speedupText(node)}|${node.error}|${node.idea}`;
       if (key !== el.key) {
         el.key = key;
         el.g.setAttribute("class", cls.join(" "));
         el.g.dataset.status = node.status;
-        el.g.innerHTML = `<title>${tooltip(node)}</title>${shape(node)}` + (text
-          ? `<text class="${node.speedup != null ? "sp" : ""}" y="${node.kind === "reference" ? 26 : 22}" text-anchor="middle">${esc(text)}</text>` : "");
+        el.g.innerHTML = `<title>${tooltip(node)}</title>${shape(node)}` + (text ? labelText(node, text, line) : "");
       }
       const at = `translate(${p.x},${p.y})`;
       if (at !== el.at) { el.at = at; el.g.setAttribute("transform", at); }

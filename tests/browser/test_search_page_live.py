@@ -59,7 +59,8 @@ def test_the_tree_draws_and_a_node_opens_with_code_and_diff(page, kernelweb_serv
     page.wait_for_selector("#panel-source .hl")
     assert page.locator("#panel-diff .gi").count() > 0
     assert "correctness" in page.inner_text("#checks")
-    page.wait_for_selector("#conn.live")
+    page.wait_for_selector("#conn.done")  # a finished search's pill says so, not "live"
+    assert page.inner_text("#conn") == "finished"
 
 
 def test_events_arrive_live_and_survive_a_dropped_connection(page, kernelweb_server):
@@ -117,3 +118,50 @@ def test_a_refused_reference_keeps_the_text_and_marks_the_line(page, kernelweb_s
     assert page.inner_text("#gutter .err") == str(line)
     assert f"Line {line}" in page.inner_text("#reference-error")
     assert page.input_value("#id_reference") == broken
+
+
+ADD_STAGED = """
+from search.events import emit
+from search.models import Node, Search
+from search.serialize import node_json
+from tests.fixtures.web import KERNEL_SOURCE
+s = Search.objects.get(id={search_id})
+idea = s.nodes.get(key="r1/ref/i0")
+node = Node.objects.create(search=s, parent=idea, key="r1/ref/i0/k{n}", kind="kernel", round=1,
+    source=KERNEL_SOURCE, backend="torch", status={status!r})
+emit(s.id, "node_added", {{"node": node_json(node)}})
+print(node.id)
+"""
+
+SETTLE = """
+from search.events import emit
+from search.models import Node
+from search.serialize import node_json
+from tests.fixtures.web import correct_verdict
+node = Node.objects.get(id={node_id})
+node.status, node.verdict, node.speedup, node.cand_ms = "correct", correct_verdict(1.2), 1.2, 1.25
+node.save()
+emit(node.search_id, "node_updated", {{"node": node_json(node)}})
+"""
+
+
+def counts(page) -> tuple[int, int, str]:
+    evaluated, rest = page.inner_text("#stat-candidates").split("/", 1)
+    planned, _, detail = rest.strip().partition(" ")
+    return int(evaluated), int(planned), detail
+
+
+def test_the_header_counts_what_is_evaluated_running_and_queued_as_it_changes(page, kernelweb_server):
+    search_id = seed(kernelweb_server, status="running")
+    page.goto(f"{kernelweb_server.url}/searches/{search_id}/")
+    page.wait_for_selector("#conn.live")
+    compiling = int(kernelweb_server.shell(
+        ADD_STAGED.format(search_id=search_id, n=8, status="compiling")).split()[-1])
+    kernelweb_server.shell(ADD_STAGED.format(search_id=search_id, n=9, status="queued"))
+    page.wait_for_function("document.getElementById('stat-candidates').textContent.includes('1 queued')")
+    evaluated, planned, detail = counts(page)
+    assert planned == evaluated + 2 and "1 running" in detail and "1 queued" in detail, detail
+    kernelweb_server.shell(SETTLE.format(node_id=compiling))
+    page.wait_for_function("!document.getElementById('stat-candidates').textContent.includes('running')")
+    now_evaluated, now_planned, detail = counts(page)
+    assert (now_evaluated, now_planned) == (evaluated + 1, planned) and "1 queued" in detail, detail

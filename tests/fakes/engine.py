@@ -13,9 +13,12 @@ REF_MS = 1.0
 COMPILE_MS = 0.8
 
 
-def kernel(name: str, ms: float = 0.9, verdict: str = "correct") -> str:
-    """A candidate source the fake evaluator will report as `verdict` taking `ms`."""
-    return (f"# {name}\n# ms={ms}\n# verdict={verdict}\nimport torch.nn as nn\n\n\n"
+def kernel(name: str, ms: float = 0.9, verdict: str = "correct", ref_ms: float = REF_MS,
+           noisy: bool = False) -> str:
+    """A candidate source the fake evaluator will report as `verdict` taking `ms`, against a
+    reference timed at `ref_ms` in the same window; `noisy`: its interval stayed wide."""
+    marks = f"# ms={ms}\n# verdict={verdict}\n# ref_ms={ref_ms}\n" + ("# noisy\n" if noisy else "")
+    return (f"# {name}\n{marks}import torch.nn as nn\n\n\n"
             f"class ModelNew(nn.Module):\n    def forward(self, x):\n        return x.softmax(-1)\n")
 
 
@@ -40,11 +43,16 @@ class FakeEvaluator:
     def verdict(source: str) -> dict[str, Any]:
         ms = float(re.search(r"# ms=([\d.]+)", source).group(1))
         verdict = re.search(r"# verdict=(\w+)", source).group(1)
+        ref = re.search(r"# ref_ms=([\d.]+)", source)
+        ref_ms = float(ref.group(1)) if ref else REF_MS
         result: dict[str, Any] = {"verdict": verdict, "reason": "", "checks": [], "backend": "torch",
-                                  "ref_ms": REF_MS, "compile_ref_ms": COMPILE_MS, "eval_s": 2.0}
+                                  "ref_ms": ref_ms, "compile_ref_ms": COMPILE_MS, "eval_s": 2.0}
         if verdict == "correct":
-            result.update(cand_ms=ms, speedup=REF_MS / ms, speedup_vs_compile=COMPILE_MS / ms,
+            speedup = ref_ms / ms
+            result.update(cand_ms=ms, speedup=speedup, speedup_vs_compile=COMPILE_MS / ms,
                           max_abs_err=1e-6, rel_err=1e-7, roofline_pct=40.0)
+            if "# noisy" in source:  # a wide interval, as the runner reports one
+                result.update(noisy=True, speedup_ci=[speedup * 0.5, speedup * 1.6])
         elif verdict == "incorrect":
             result.update(reason="outputs differ from the reference", max_abs_err=0.5, checks=[
                 {"name": "allclose", "passed": False, "detail": "max abs err 0.5 > 0.01"}])

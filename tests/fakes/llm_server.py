@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 RECORDED = Path(__file__).with_name("responses")
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "llm"
 
 
 @dataclass
@@ -36,6 +37,13 @@ class Seen:
 def recorded(name: str) -> dict[str, Any]:
     """A recorded wire response from tests/fakes/responses/<name>.json."""
     return json.loads((RECORDED / f"{name}.json").read_text())
+
+
+def fixture(name: str) -> Canned:
+    """A recorded provider answer or error from tests/fixtures/llm/<name>.json: status, headers
+    and the body exactly as the provider sends it."""
+    data = json.loads((FIXTURES / f"{name}.json").read_text())
+    return Canned(data.get("status", 200), data["body"], data.get("headers", {}))
 
 
 def openai_reply(text: str, prompt_tokens: int = 1000, completion_tokens: int = 500, **choice: Any) -> dict:
@@ -68,7 +76,8 @@ class FakeLLMServer:
     """Replays queued responses in order, per endpoint; answers 500 when its queue is empty."""
 
     def __init__(self) -> None:
-        self.queues: dict[str, list[Canned]] = {"/v1/chat/completions": [], "/v1/messages": []}
+        self.queues: dict[str, list[Canned]] = {"/v1/chat/completions": [], "/v1/messages": [],
+                                                "/v1/responses": []}
         self.seen: list[Seen] = []
         self._lock = threading.Lock()
         server = self
@@ -115,6 +124,9 @@ class FakeLLMServer:
 
     def queue_anthropic(self, *responses: Canned) -> None:
         self.queues["/v1/messages"].extend(responses)
+
+    def queue_responses(self, *responses: Canned) -> None:
+        self.queues["/v1/responses"].extend(responses)
 
     def start(self) -> FakeLLMServer:
         self.thread.start()

@@ -69,10 +69,18 @@ def test_it_evaluates_a_triton_kernel(verdicts):
     assert v.backend == "triton"
 
 
-def test_it_rejects_work_hidden_on_a_side_stream(verdicts):
-    v = verdicts[3]
-    assert v.verdict == "rejected", v.reason
-    assert failed(v) & {"side_stream_work", "roofline_floor"}
+def test_work_hidden_on_a_side_stream_is_wrong_or_timed_in_full(verdicts):
+    v, honest = verdicts[3], verdicts[0]
+    # The runner's clock runs until the worker's device-wide sync: the side stream's work is
+    # inside it, or the shared output buffer was copied before the work ended.
+    assert v.verdict != "correct" or v.cand_ms >= 0.8 * honest.cand_ms, (v.reason, v.cand_ms)
+
+
+def test_a_speedup_has_its_interval(verdicts):
+    v = verdicts[0]
+    low, high = v.speedup_ci
+    assert low <= v.speedup <= high
+    assert v.noisy or high / low <= 1.04
 
 
 def test_it_poisons_stale_device_memory(verdicts):

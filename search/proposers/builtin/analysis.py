@@ -11,6 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from search.proposers.builtin.expression import Chain, dotted, read_chain
+from search.proposers.builtin.fusion.program import Program, read_program
+from search.proposers.builtin.graph_facts import GraphFacts, read_facts
+from search.proposers.builtin.graph_patterns import graph_pattern
+from search.proposers.builtin.simplify import Simplified, simplify
 
 # Patterns the built-in proposer knows; anything else is "generic" (framework ideas only).
 PATTERNS = (
@@ -41,6 +45,10 @@ class ProblemShape:
     attrs: dict[str, str] = field(default_factory=dict)  # role -> attribute name (conv, pool, norm, weight, eps)
     eps: float | None = None
     chain: Chain | None = None  # the forward as C, for the elementwise pattern
+    program: Program | None = None  # the graph's fusable tail, for the generated kernels
+    from_graph: bool = False  # the pattern was read from the captured graph
+    facts: GraphFacts | None = None  # heavy operators, tensor sizes, weights (for generic ideas)
+    simplified: Simplified | None = None  # the graph after its exact simplifications, if any apply
 
     @property
     def rank(self) -> int | None:
@@ -93,6 +101,8 @@ def analyze(reference: str, info: dict[str, Any] | None = None) -> ProblemShape:
         input_dtypes=[str(d).replace("torch.", "") for d in info.get("input_dtypes", [])],
         output_shapes=[list(s) for s in info.get("output_shapes", [])],
         operators=list(info.get("operators", [])),
+        facts=read_facts(info),
+        simplified=simplify(info.get("graph") or {}),
     )
     try:
         tree = ast.parse(reference)
@@ -110,10 +120,44 @@ def analyze(reference: str, info: dict[str, Any] | None = None) -> ProblemShape:
         _classify_forward(methods["forward"], shape)
         if shape.pattern == "generic":
             _classify_elementwise_or_reduction(methods["forward"], _self_constants(tree, model), shape)
+    graph = info.get("graph") or {}
+    if graph.get("captured"):
+        _apply_graph(graph, shape)
     _normalize_dim(shape)
     if shape.pattern == "layernorm":
         shape.attrs.setdefault("norm_dims", str(_layernorm_dims(tree, model, shape)))
     return shape
+
+
+def _apply_graph(graph: dict[str, Any], shape: ProblemShape) -> None:
+    """The graph decides the pattern: the syntax's reading stands only where the graph agrees,
+    and the module names it needs come from the graph's parameter targets."""
+    shape.program = read_program(graph)
+    shape.from_graph = True
+    pattern, facts = graph_pattern(graph)
+    program = shape.program
+    if (pattern == "generic" and shape.pattern == "elementwise" and program is not None
+            and program.reduce is None and not program.prefix
+            and all(o.span == (0, len(program.shape)) for o in program.operands)):
+        pattern = "elementwise"  # the graph confirms the chain the source spells
+    if pattern != shape.pattern:
+        shape.attrs, shape.chain, shape.dim = {}, None, None
+    if pattern == "conv_relu_maxpool" and shape.pattern != pattern:
+        pattern = "generic"  # the pooling module's name is only in the source
+    shape.pattern = pattern
+    for key in ("conv", "norm", "weight"):
+        if facts.get(key):
+            shape.attrs[key] = str(facts[key])
+    if "dim" in facts:
+        shape.dim = facts["dim"]
+    if facts.get("eps") is not None and "eps" not in shape.attrs:
+        shape.eps = float(facts["eps"])
+    if pattern == "reduction":
+        shape.attrs.update(reduce_op=facts["reduce_op"], keepdim=str(facts["keepdim"]))
+    if pattern == "layernorm":
+        shape.attrs["norm_dims"] = str(facts["norm_dims"])
+    if pattern in ("layernorm", "conv") and not shape.attrs.get("norm" if pattern == "layernorm" else "conv"):
+        shape.pattern = "generic"
 
 
 def _read_init(init: ast.FunctionDef, shape: ProblemShape) -> None:

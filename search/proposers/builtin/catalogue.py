@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from search.proposers.builtin.analysis import ProblemShape
+from search.proposers.builtin.families import registry
+from search.proposers.builtin.families.cuda_softmax_rows import row_variants
 
 _CATALOGUE = Path(__file__).with_name("catalogue.json")
 
-# Register budget of one thread on Hopper: 64K registers per SM, at most 255 per thread.
-_REGS_PER_SM = 65536
-_REG_OVERHEAD = 24
 
 
 @dataclass
@@ -31,8 +29,7 @@ class IdeaSpec:
     requires: list[str] = field(default_factory=list)
     min_tolerance: float = 0.0
     precision: str | None = None
-    # Off by default: offered only when a proposer asks for it by key (torch.compile: its kernels
-    # are the torch.compile baseline's own, and it compiles inside the candidate's run limit).
+    # False: offered only when a search names it by key (its `why_off` says why it is off).
     default: bool = True
     why_off: str = ""
 
@@ -42,6 +39,9 @@ class IdeaSpec:
             return False
         if "*" not in self.patterns and shape.pattern not in self.patterns:
             return False
+        core = self.change.get("core") if self.change.get("kind") == "core" else None
+        if core is not None and not registry()[core].matches(shape):
+            return False  # the kernel family cannot compute this problem
         return all(_REQUIREMENTS[r](shape) for r in self.requires) and bool(self.variants_for(shape))
 
     def score(self, shape: ProblemShape) -> int:
@@ -54,7 +54,10 @@ class IdeaSpec:
         if isinstance(self.variants, list):
             return self.variants
         if self.variants == "softmax_rows":
-            return softmax_row_variants(shape.row_length or 0)
+            return row_variants(shape.row_length or 0)
+        if self.variants == "family":  # the family's own launch settings, best guess first
+            spec = registry()[self.change["core"]]
+            return spec.points(shape)[:3] if spec.points else []
         return []
 
 
@@ -82,37 +85,17 @@ def facts(shape: ProblemShape, tolerance: float) -> dict[str, Any]:
         "in_channels": inputs[0][1] if inputs and len(inputs[0]) == 4 else "few",
         "fn": "log_softmax" if shape.pattern == "log_softmax" else "softmax",
         "nops": len(shape.chain.ops) if shape.chain else 0,
+        "kernels": shape.facts.kernels if shape.facts else "many",
+        "simplifications": "; ".join(shape.simplified.notes) if shape.simplified else "",
         "ops": ", ".join(dict.fromkeys(shape.chain.ops)) if shape.chain else "",
         "ninputs": len(shape.chain.inputs) if shape.chain else len(inputs),
         "reduce_op": {"amax": "max", "amin": "min"}.get(shape.attrs.get("reduce_op", ""),
                                                        shape.attrs.get("reduce_op", "reduction")),
         "dim": shape.dim if shape.dim is not None else "?",
+        "fused": shape.program.describe() if shape.program else "",
+        "source": (f"the {shape.program.producer}'s output" if shape.program and shape.program.producer
+                   else "the inputs"),
     }
-
-
-def softmax_row_variants(cols: int, limit: int | None = 4) -> list[dict[str, Any]]:
-    """Launch shapes that hold a row of `cols` floats in registers, best guess first (all of
-    them with limit=None).
-
-    A row is split over `cluster` blocks of `threads` threads holding `items` float4 each.
-    """
-    if cols <= 0 or cols % 4:
-        return []
-    found = []
-    for cluster in (1, 2, 4, 8):
-        for threads in (128, 256, 512, 1024):
-            per_thread = cols / (cluster * threads * 4)
-            if per_thread != int(per_thread) or per_thread < 1:
-                continue
-            items = int(per_thread)
-            regs = items * 4 + _REG_OVERHEAD
-            if regs > min(255, _REGS_PER_SM // threads) or items > 16:
-                continue
-            # Prefer about 32 floats per thread, 256-512 threads, and small clusters.
-            cost = abs(items * 4 - 32) / 8 + math.log2(cluster) * 0.5 + abs(math.log2(threads / 512)) * 0.5
-            found.append((cost, {"cluster": cluster, "threads": threads, "items": items}))
-    found.sort(key=lambda pair: pair[0])
-    return [v for _, v in found[:limit]]
 
 
 def _few_channels(shape: ProblemShape) -> bool:
@@ -125,11 +108,43 @@ def _norm_last_dims(shape: ProblemShape) -> bool:
     return shape.last_dim and bool(shape.row_length) and (shape.row_length or 0) % 4 == 0
 
 
+def _heavy(shape: ProblemShape) -> bool:
+    if shape.facts is not None and (shape.facts.captured or shape.facts.ops):
+        return shape.facts.heavy
+    return shape.pattern in ("matmul", "conv", "conv_relu_maxpool")
+
+
+def _convolutions(shape: ProblemShape) -> bool:
+    if shape.facts is not None and (shape.facts.captured or shape.facts.ops):
+        return shape.facts.convolutions > 0
+    return shape.pattern in ("conv", "conv_relu_maxpool")
+
+
+def _channels_last_layout(shape: ProblemShape) -> bool:
+    if shape.facts is not None and (shape.facts.captured or shape.facts.ops):
+        return shape.facts.spatial_4d
+    return shape.pattern in ("conv", "conv_relu_maxpool")
+
+
+def _launch_bound(shape: ProblemShape) -> bool:
+    return shape.facts is not None and shape.facts.launch_bound
+
+
+def _weights(shape: ProblemShape) -> bool:
+    return bool(shape.params or shape.submodules) if shape.facts is None else shape.facts.parameters > 0
+
+
 _REQUIREMENTS = {
+    # Generic ideas, read from the graph (the operator list when the graph is missing).
+    "heavy_ops": _heavy,
+    "convolutions": _convolutions,
+    "launch_bound": _launch_bound,
+    "channels_last_layout": _channels_last_layout,
+    "weights": _weights,
     "last_dim": lambda s: s.last_dim,
     "fp32": lambda s: s.fp32,
     "dim_known": lambda s: s.dim is not None,
     "few_channels": _few_channels,
     "norm_last_dims": _norm_last_dims,
-    "rows_fit_on_chip": lambda s: bool(softmax_row_variants(s.row_length or 0)),
+    "rows_fit_on_chip": lambda s: bool(row_variants(s.row_length or 0)),
 }

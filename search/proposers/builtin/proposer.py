@@ -34,7 +34,7 @@ _NEVER_WORKED = -60.0
 _RETUNE_SCORE = 70.0  # below the strongest catalogue ideas, above the long shots
 _COMBINE_SCORE = 74.0
 # Options that mean something for each core when carried over from another kernel.
-_FRAMEWORK_CORES = ("reference", "cuda_conv")
+_FRAMEWORK_CORES = ("reference", "cuda_conv", "fused_cpp", "fused_triton")
 
 
 @dataclass
@@ -101,6 +101,21 @@ class BuiltinProposer:
             self._planned[c.idea.text] = (ctx.round, c.recipes)
         return [c.idea for c in chosen], Usage(model="builtin")
 
+    def explain_no_ideas(self, ctx: ProposalContext) -> str:
+        """Why no catalogue idea applies to this problem, in a sentence (for a search that ends
+        without trying anything)."""
+        shape = _shape(ctx.reference, json.dumps(ctx.reference_info or {}, sort_keys=True, default=str))
+        device = ctx.device or self.device
+        facts = shape.facts
+        if facts is None or not facts.captured:
+            seen = f"its graph is missing ({facts.reason if facts else 'no reference report'})"
+        else:
+            seen = f"its graph has {facts.kernels} operators, none that an idea of the catalogue targets"
+        tight = [s.key for s in load_catalogue() if device in s.devices and ctx.tolerance < s.min_tolerance]
+        limit = (f"; {len(tight)} precision ideas need a tolerance above the search's {ctx.tolerance:g}"
+                 if tight else "")
+        return f"the built-in proposer has no idea for this program on {device}: {seen}{limit}"
+
     def _catalogue_ideas(self, ctx: ProposalContext, shape: ProblemShape, device: str, parent: Recipe,
                          made: set[str]) -> list[_Candidate]:
         unexplored = set(ctx.unexplored_categories or [])
@@ -139,7 +154,7 @@ class BuiltinProposer:
         fixed = _fixed_params(parent, shape)
         family = [(tuning.settings_of(core, r.params, shape), ms) for r, ms in measured
                   if r.core == core and r.options == parent.options and _fixed_params(r, shape) == fixed]
-        groups = list(tuning.GROUPS.get(core, []))
+        groups = list(tuning.groups(core))
         out: list[_Candidate] = []
         for rank, group in enumerate(groups):
             candidate = self._retune_group(shape, parent, family, made, group, rank, borrowed)
@@ -323,7 +338,7 @@ def _combined(base: Recipe, other: Recipe, device: str) -> list[Recipe]:
     if base.core != other.core:
         return [normalized(Recipe(base.core, dict(base.params), options))]
     out = [normalized(Recipe(base.core, {**other.params, **base.params}, options))]
-    for group, _ in tuning.GROUPS.get(base.core, []):
+    for group, _ in tuning.groups(base.core):
         taken = {k: other.params[k] for k in group if k in other.params}
         out.append(normalized(Recipe(base.core, {**base.params, **taken}, options)))
     return out

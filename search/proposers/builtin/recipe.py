@@ -16,7 +16,8 @@ HEADER = "# kernelweb-recipe: "
 _HEADER_RE = re.compile(r"^# kernelweb-recipe: (\{.*\})$", re.M)
 
 # Keys of a variant that are framework options; every other key is a parameter of the core.
-OPTION_KEYS = ("tf32", "cudnn_benchmark", "channels_last", "dtype", "cuda_graph", "compile", "blas")
+OPTION_KEYS = ("tf32", "cudnn_benchmark", "channels_last", "dtype", "cuda_graph", "compile", "blas",
+               "inference", "compile_wrapper")
 
 
 @dataclass
@@ -74,6 +75,8 @@ def normalized(recipe: Recipe) -> Recipe:
     None by a variant is removed (e.g. a TF32 variant drops the seed's fp16)."""
     params = dict(recipe.params)
     options = {k: v for k, v in recipe.options.items() if v is not None}
+    if not options.get("compile"):
+        options.pop("compile_wrapper", None)
     if recipe.core == "cuda_conv" and params.get("s2d"):
         # Space-to-depth lays out and converts the input itself; padding and im2col do not apply.
         params.pop("im2col", None)

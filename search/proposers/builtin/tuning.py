@@ -1,8 +1,8 @@
-"""Retuning a template kernel: each core's parameter grid, and which untried settings to try next.
+"""Retuning a template kernel: which untried settings of its family's grid to try next.
 
 The next settings are the untried grid points nearest to the fastest setting measured so far,
 moving away from directions that measured slower, so a search walks the grid a few points per
-round instead of enumerating it.
+round instead of enumerating it. Each family declares its grid, defaults and parameter groups.
 """
 
 from __future__ import annotations
@@ -11,84 +11,49 @@ import re
 from typing import Any
 
 from search.proposers.builtin.analysis import ProblemShape
-from search.proposers.builtin.catalogue import softmax_row_variants
+from search.proposers.builtin.families import registry
 
-# Each core's tunable parameters with the values worth trying, in order, and the value a recipe
-# without the parameter runs with.
-GRIDS: dict[str, dict[str, list[Any]]] = {
-    "cuda_softmax_online": {"threads": [128, 256, 512, 1024]},
-    "cuda_rownorm_split": {"threads": [128, 256, 512, 1024], "items": [2, 4, 8, 16], "reverse": [False, True]},
-    "cuda_conv": {"vec": [1, 2, 4, 8]},
-    "cpu_softmax": {"threads": [0, 1, 2], "grain": [4, 16, 64], "lanes": [8, 16, 32], "online": [False, True]},
-    "cpu_rownorm": {"threads": [0, 1, 2], "grain": [2, 8, 32]},
-    "cuda_elementwise": {"threads": [128, 256, 512, 1024], "vec": [1, 4]},
-    "cpu_elementwise": {"grain": [4096, 32768, 262144]},
-    "cuda_reduce": {"threads": [128, 256, 512, 1024], "split": [1, 4, 8]},
-    "cpu_reduce": {"grain": [1, 4, 16]},
-}
-DEFAULTS: dict[str, dict[str, Any]] = {
-    "cuda_softmax_online": {"threads": 1024},
-    "cuda_rownorm_split": {"threads": 256, "items": 8, "reverse": False},
-    "cuda_conv": {"vec": 1},
-    "cpu_softmax": {"threads": 0, "grain": 16, "lanes": 16, "online": False},
-    "cpu_rownorm": {"threads": 0, "grain": 8},
-    "cuda_elementwise": {"threads": 256, "vec": 4},
-    "cpu_elementwise": {"grain": 32768},
-    "cuda_reduce": {"threads": 256, "split": 4},
-    "cpu_reduce": {"grain": 1},
-}
 # What changing a parameter is about, in the study's categories.
 PARAM_CATEGORY = {"threads": "parallelism", "cluster": "parallelism", "grain": "parallelism",
                   "items": "memory", "vec": "memory", "lanes": "compute", "online": "control_flow",
-                  "reverse": "memory", "split": "parallelism"}
-# Parameters retuned together, each group with what it sets in words; a kernel's groups are
-# retuned one at a time, the others held at the fastest setting measured.
-GROUPS: dict[str, list[tuple[tuple[str, ...], str]]] = {
-    "cuda_softmax_rows": [(("cluster", "threads", "items"),
-                           "launch shape (blocks per row, threads per block, float4 per thread)")],
-    "cuda_softmax_online": [(("threads",), "block size")],
-    "cuda_rownorm_split": [(("threads",), "block size"), (("items",), "float4 loads per thread"),
-                           (("reverse",), "block order of the normalize pass (backwards starts on the "
-                                          "chunks the statistics pass left in L2)")],
-    "cuda_conv": [(("vec",), "pooling kernel's vector width (channels per thread)")],
-    "cpu_softmax": [(("threads", "grain"), "thread count and rows per task"),
-                    (("lanes", "online"), "vector width and one- or two-pass schedule")],
-    "cpu_rownorm": [(("threads", "grain"), "thread count and rows per task")],
-    "cuda_elementwise": [(("threads",), "block size"), (("vec",), "vector width (float4 loads and stores)")],
-    "cpu_elementwise": [(("grain",), "elements per task")],
-    "cuda_reduce": [(("threads",), "block size"),
-                    (("split",), "threads sharing each output of a reduction across rows")],
-    "cpu_reduce": [(("grain",), "slices per task")],
-}
+                  "reverse": "memory", "split": "parallelism", "block": "memory", "block_r": "memory",
+                  "block_j": "memory", "warps": "parallelism", "stages": "memory",
+                  "block_m": "compute", "block_n": "compute", "block_k": "compute"}
+
+
+def groups(core: str) -> list[tuple[tuple[str, ...], str]]:
+    """The core's parameters retuned together, each group with what it sets in words; a kernel's
+    groups are retuned one at a time, the others held at the fastest setting measured."""
+    spec = registry().get(core)
+    return list(spec.groups) if spec else []
 
 
 def tunable(core: str, params: dict[str, Any], shape: ProblemShape) -> bool:
     """Whether a kernel with this core and params has a grid worth retuning."""
-    if core == "cuda_conv":
-        return bool(params.get("fused_pool"))
-    return len(grid_points(core, shape)) > 1
+    spec = registry().get(core)
+    return spec is not None and spec.retunable(params) and len(grid_points(core, shape)) > 1
 
 
 def grid_points(core: str, shape: ProblemShape) -> list[dict[str, Any]]:
     """Every setting of the core's tunable parameters that can serve this problem."""
-    if core == "cuda_softmax_rows":
-        return softmax_row_variants(shape.row_length or 0, limit=None)
-    grid = GRIDS.get(core)
-    if not grid:
+    spec = registry().get(core)
+    if spec is None:
+        return []
+    if spec.points is not None:
+        return spec.points(shape)
+    if not spec.grid:
         return []
     points: list[dict[str, Any]] = [{}]
-    for key, values in grid.items():
+    for key, values in spec.grid.items():
         points = [{**p, key: v} for p in points for v in values]
-    if core == "cuda_rownorm_split" and shape.row_length:
-        # A chunk longer than the row would leave most of each block idle.
-        points = [p for p in points if p["threads"] * p["items"] * 4 <= shape.row_length] or points
     return points
 
 
 def settings_of(core: str, params: dict[str, Any], shape: ProblemShape) -> dict[str, Any]:
     """The tunable part of a kernel's params, defaults filled in."""
-    keys = list(grid_points(core, shape)[0]) if grid_points(core, shape) else []
-    defaults = DEFAULTS.get(core, {})
+    points = grid_points(core, shape)
+    keys = list(points[0]) if points else []
+    defaults = registry()[core].defaults if core in registry() else {}
     return {k: params.get(k, defaults.get(k)) for k in keys}
 
 
@@ -135,7 +100,8 @@ def next_settings(core: str, current: dict[str, Any], measured: list[tuple[dict[
 
 def category_of_change(before: dict[str, Any], after: dict[str, Any]) -> str:
     """The study category of moving from one setting to another (the first parameter changed)."""
-    for key in ("online", "reverse", "threads", "cluster", "split", "grain", "items", "vec", "lanes"):
+    for key in ("online", "reverse", "threads", "cluster", "split", "grain", "items", "vec", "lanes",
+                "block", "block_r", "block_j", "warps", "stages"):
         if key in after and before.get(key) != after.get(key):
             return PARAM_CATEGORY[key]
     return "parallelism"
@@ -174,8 +140,8 @@ def _value(raw: str) -> Any:
 
 
 def _values(core: str, key: str, points: list[dict[str, Any]]) -> list[Any]:
-    grid = GRIDS.get(core)
-    if grid and key in grid:
+    grid = registry()[core].grid if core in registry() else {}
+    if key in grid:
         return grid[key]
     return sorted({p[key] for p in points})
 

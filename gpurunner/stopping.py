@@ -1,0 +1,66 @@
+"""Stopping a batch in flight: `Stop.set()` kills the sandboxed workers the batch is running and
+`evaluate_batch` starts no more, so a cancelled search stops within a second or so instead of
+after its last candidate. Set from any thread (the caller's cancel watcher)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from gpurunner.report import Verdict
+from gpurunner.sandbox import Worker
+
+STOPPED_REASON = "not evaluated: the evaluation was stopped (the search was cancelled)"
+
+
+class Stop:
+    """A batch's stop switch."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._running: set[Worker] = set()
+        self._killed: set[int] = set()  # ids of the workers killed while they ran
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    def set(self) -> None:
+        """Stop: kill every worker running now; later candidates are not started."""
+        with self._lock:
+            self._event.set()
+            running = list(self._running)
+            self._killed.update(id(w) for w in running)
+        for worker in running:
+            worker._signal_all()  # the worker's own kill: process group (and sandbox uid)
+
+    def watch(self, worker: Worker) -> Callable[[], None]:
+        """Kill `worker` if the batch is stopped while it runs; returns the call that stops
+        watching it (before the worker is closed, so no reaped process is ever signalled)."""
+        with self._lock:
+            self._running.add(worker)
+            stopped = self._event.is_set()
+            if stopped:
+                self._killed.add(id(worker))
+        if stopped:
+            worker._signal_all()
+
+        def unwatch() -> None:
+            with self._lock:
+                self._running.discard(worker)
+        return unwatch
+
+    def killed(self, worker: Worker) -> bool:
+        """Whether `worker` was killed by this stop (its verdict is then not the candidate's)."""
+        with self._lock:
+            return id(worker) in self._killed
+
+
+def watch(stop: Stop | None, worker: Worker) -> Callable[[], None]:
+    """`stop.watch(worker)`, or nothing to undo without a stop."""
+    return stop.watch(worker) if stop is not None else (lambda: None)
+
+
+def stopped_verdict(device: str) -> Verdict:
+    """The verdict of a candidate the stop kept from being evaluated."""
+    return Verdict(verdict="runtime_error", reason=STOPPED_REASON, device=device, error=STOPPED_REASON)
