@@ -203,8 +203,10 @@ def _policy_check(profile: dict[str, Any], report: dict[str, Any]) -> Check:
         return Check("custom_kernels", False, f"{100 * ref_share:.0f}% of the time is in the "
                      f"reference's own operators ({', '.join(used[:3])})")
     if torch_share > POLICY_TORCH_SHARE:
+        used = sorted((n for n in ops if n.startswith("aten::") and n not in TRIVIAL_OPS),
+                      key=lambda n: -ops[n])
         return Check("custom_kernels", False, f"{100 * torch_share:.0f}% of the time is in torch "
-                     "operators, not the candidate's own kernels")
+                     f"operators ({', '.join(used[:3])}), not the candidate's own kernels")
     return Check("custom_kernels", True, f"{100 * ref_share:.0f}% in the reference's operators, "
                  f"{100 * torch_share:.0f}% in torch operators")
 
