@@ -113,17 +113,19 @@ class Candidate:
         return {"forward_line": method_line(self.source, "ModelNew", "forward")}
 
     def attach(self, msg: dict[str, Any], fds: list[int]) -> dict[str, Any]:
-        """Map the shared buffers: CPU segments (fds) or CUDA IPC handles."""
+        """Map the shared buffers (two fds: inputs, outputs): CPU memfd segments, or on CUDA
+        the reference worker's device segments (`sizes`: their padded sizes)."""
         in_specs = [transport.TensorSpec.from_dict(d) for d in msg["inputs"]]
         out_specs = [transport.TensorSpec.from_dict(d) for d in msg["outputs"]]
         if self.cuda:
-            tensors_in = transport.import_cuda(msg["ipc_in"])
-            self.outs = transport.import_cuda(msg["ipc_out"])
+            in_size, out_size = (int(n) for n in msg["sizes"])
+            tensors_in = transport.map_cuda_segment(fds[0], in_size, in_specs, self.device)
+            self.outs = transport.map_cuda_segment(fds[1], out_size, out_specs, self.device)
         else:
             tensors_in = transport.map_segment(fds[0], in_specs)
             self.outs = transport.map_segment(fds[1], out_specs)
-            for fd in fds:
-                os.close(fd)
+        for fd in fds:
+            os.close(fd)
         it = iter(tensors_in)
         self.args = [next(it) if v is None else v for v in msg["values"]]
         self.out_bytes = [s.nbytes for s in out_specs]

@@ -77,13 +77,22 @@ class Peer:
              **args: Any) -> dict[str, Any]:
         """Send one command and return its reply; RunFailure when the worker dies, stops
         answering before `deadline` (`limit` names it), or answers out of protocol."""
+        reply, got = self.call_with_fds(cmd, deadline, limit, fds, **args)
+        for fd in got:
+            os.close(fd)
+        return reply
+
+    def call_with_fds(self, cmd: str, deadline: float, limit: str, fds: tuple[int, ...] = (),
+                      **args: Any) -> tuple[dict[str, Any], list[int]]:
+        """`call`, also returning the fds that came with the reply (the caller closes them)."""
         ch = self.worker.channel
         try:
             ch.send({"cmd": cmd, **args}, fds)
             while True:
                 msg, extra = ch.recv(deadline)
-                for fd in extra:
-                    os.close(fd)
+                if "event" in msg or msg.get("reply") != cmd:
+                    for fd in extra:
+                        os.close(fd)
                 if "event" in msg:
                     if msg["event"] == "ready" and self.sandbox is None:
                         sandbox = msg.get("sandbox")
@@ -92,7 +101,7 @@ class Peer:
                 if msg.get("reply") != cmd:
                     raise transport.ChannelError(f"an answer to {msg.get('reply')!r} where "
                                                  f"{cmd!r} was asked")
-                return msg
+                return msg, extra
         except transport.ChannelError as exc:
             self.peak_memory = self.worker.peak_memory() or self.peak_memory
             if not ch.closed and time.monotonic() >= deadline and self.worker.proc.poll() is None:
@@ -153,7 +162,8 @@ class Referee:
     baselines: dict[str, Peer] = field(default_factory=dict)
     compile_error: str | None = None
     # Per slot ("baseline": eager and compiled take turns on it; "candidate"), what a timed
-    # worker needs to map the slot's buffers: CPU segment fds (kept open), or CUDA handles.
+    # worker needs to map the slot's buffers: two segment fds (kept open; CPU memfds or CUDA
+    # device allocations) and, on CUDA, their padded sizes.
     shared: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
@@ -329,30 +339,31 @@ def run_candidate(ref: Referee, worker: Worker, source: str, reference: str,
 
 
 def _attach(ref: Referee, peer: Peer, slot: str, deadline: float, limit: str) -> None:
-    """Map a slot's shared buffers in a timed worker: CPU segments the parent created once per
-    slot and the reference worker mapped, or the reference worker's CUDA buffers through their
-    IPC handles. Every call restages them, so workers that take turns can share a slot."""
+    """Map a slot's shared buffers in a timed worker: two segments (inputs, outputs) made once
+    per slot, passed as fds. On the CPU the parent creates them (memfd) and the reference
+    worker maps them too; on CUDA the reference worker allocates them on the device and sends
+    their fds back. Every call restages them, so workers that take turns can share a slot."""
     lay = ref.layout
     args = {"inputs": lay["inputs"], "outputs": lay["outputs"], "values": lay["values"]}
     peer.stage = ref.peer.stage = "mapping the shared buffers"
     got = ref.shared.get(slot)
-    if got is None and options_cuda(lay):
-        handles = _ok(ref.peer.call("attach", deadline, limit, slot=slot), ref.peer)
-        got = {"ipc_in": handles["ipc_in"], "ipc_out": handles["ipc_out"]}
-        ref.shared[slot] = got
+    if got is None and lay.get("cuda"):
+        reply, fds = ref.peer.call_with_fds("attach", deadline, limit, slot=slot)
+        ref.shared[slot] = got = {"fds": fds}  # kept before any check, so close() frees them
+        _ok(reply, ref.peer)
+        sizes = reply.get("sizes")
+        if len(fds) != 2 or not (isinstance(sizes, list) and len(sizes) == 2
+                                 and all(isinstance(n, int) and n >= 0 for n in sizes)):
+            raise ref.peer.crashed(f"its device buffers came as {len(fds)} fds and sizes "
+                                   f"{str(sizes)[:80]}, not two of each")
+        got["sizes"] = sizes
     elif got is None:
         fds = (transport.new_segment(int(lay["in_size"])),
                transport.new_segment(int(lay["out_size"])))
         ref.shared[slot] = got = {"fds": fds}
         _ok(ref.peer.call("attach", deadline, limit, fds=fds, slot=slot), ref.peer)
-    if "fds" in got:
-        _ok(peer.call("attach", deadline, limit, fds=got["fds"], **args), peer)
-    else:
-        _ok(peer.call("attach", deadline, limit, **got, **args), peer)
-
-
-def options_cuda(layout: dict[str, Any]) -> bool:
-    return bool(layout.get("cuda"))
+    extra = {"sizes": got["sizes"]} if "sizes" in got else {}
+    _ok(peer.call("attach", deadline, limit, fds=tuple(got["fds"]), **args, **extra), peer)
 
 
 class _Pair:

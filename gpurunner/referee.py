@@ -37,6 +37,7 @@ class Referee:
         self.expected: list[torch.Tensor] = []  # the reference's outputs for them
         self.slots: dict[str, tuple[list[torch.Tensor], list[torch.Tensor]]] = {}
         self._specs: tuple[list[transport.TensorSpec], list[transport.TensorSpec]] = ([], [])
+        self._sizes = (0, 0)  # bytes of the inputs' and the outputs' segments
         self.flush = torch.empty(L2_FLUSH_BYTES if self.cuda else CPU_FLUSH_BYTES,
                                  dtype=torch.int8, device=self.device)
 
@@ -69,24 +70,22 @@ class Referee:
         out_specs, out_size = transport.layout([list(t.shape) for t in outs],
                                                [_name(t.dtype) for t in outs],
                                                [t.element_size() for t in outs])
-        self._specs = (in_specs, out_specs)
+        self._specs, self._sizes = (in_specs, out_specs), (in_size, out_size)
         values = [None if isinstance(v, torch.Tensor) else v for v in self.inputs]
         return {"inputs": [s.to_dict() for s in in_specs], "values": values,
                 "outputs": [s.to_dict() for s in out_specs], "in_size": in_size,
                 "out_size": out_size, "cuda": self.cuda}
 
-    def attach(self, msg: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+    def attach(self, msg: dict[str, Any], fds: list[int]) -> Any:
         """A slot's shared buffers: the two CPU segments the parent created (inputs, outputs),
-        or on CUDA device buffers allocated here and exported as IPC handles."""
+        or on CUDA two device segments allocated here, whose fds go back with the reply."""
         in_specs, out_specs = self._specs
         slot = str(msg["slot"])
         if self.cuda:
-            ins = [torch.empty(s.shape, dtype=getattr(torch, s.dtype), device=self.device)
-                   for s in in_specs]
-            outs = [torch.empty(s.shape, dtype=getattr(torch, s.dtype), device=self.device)
-                    for s in out_specs]
-            self.slots[slot] = (ins, outs)
-            return {"ipc_in": transport.export_cuda(ins), "ipc_out": transport.export_cuda(outs)}
+            in_fd, in_size, ins = transport.new_cuda_segment(self._sizes[0], self.device)
+            out_fd, out_size, outs = transport.new_cuda_segment(self._sizes[1], self.device)
+            self.slots[slot] = (transport.views(ins, in_specs), transport.views(outs, out_specs))
+            return {"sizes": [in_size, out_size]}, (in_fd, out_fd)
         self.slots[slot] = (transport.map_segment(fds[0], in_specs),
                             transport.map_segment(fds[1], out_specs))
         for fd in fds:

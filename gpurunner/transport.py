@@ -3,17 +3,15 @@
 Messages are JSON lines on a Unix socket (one per worker), read with a size bound; file
 descriptors ride along with a message (SCM_RIGHTS). Tensors live in shared memory: on the CPU
 an anonymous memfd segment mapped by both workers (no name, no file: nothing to clean up, the
-kernel frees it with the last mapping); on CUDA device buffers allocated by the trusted
-reference worker and opened by the candidate through torch's CUDA IPC handles.
+kernel frees it with the last mapping); on CUDA device allocations of the reference worker,
+exported as file descriptors too (`gpurunner.cuda_memory`) and mapped by each timed worker.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import mmap
 import os
-import pickle
 import select
 import socket
 import time
@@ -135,11 +133,40 @@ def map_segment(fd: int, specs: list[TensorSpec]) -> list[Any]:
     import torch
 
     size = os.fstat(fd).st_size
-    need = max((s.offset + s.nbytes for s in specs), default=0)
-    if size < need:
-        raise ValueError(f"shared segment of {size} bytes, {need} needed")
+    _require(size, specs)
     mm = mmap.mmap(fd, size)
     whole = torch.frombuffer(mm, dtype=torch.uint8) if size else torch.empty(0, dtype=torch.uint8)
+    return views(whole, specs)
+
+
+def map_cuda_segment(fd: int, size: int, specs: list[TensorSpec], device: str) -> list[Any]:
+    """The tensors of a device segment another process exported (`size`: its padded size)."""
+    from gpurunner import cuda_memory
+
+    _require(size, specs)
+    return views(cuda_memory.import_segment(fd, size, device_index(device)), specs)
+
+
+def new_cuda_segment(nbytes: int, device: str) -> tuple[int, int, Any]:
+    """A device segment of at least `nbytes`: its fd, its padded size and this process's
+    flat view of it."""
+    from gpurunner import cuda_memory
+
+    fd, whole = cuda_memory.export_segment(nbytes, device_index(device))
+    return fd, int(whole.numel()), whole
+
+
+def device_index(device: str) -> int:
+    import torch
+
+    index = torch.device(device).index
+    return torch.cuda.current_device() if index is None else int(index)
+
+
+def views(whole: Any, specs: list[TensorSpec]) -> list[Any]:
+    """Each spec's tensor inside a flat uint8 buffer."""
+    import torch
+
     out = []
     for s in specs:
         raw = whole[s.offset:s.offset + s.nbytes]
@@ -147,23 +174,17 @@ def map_segment(fd: int, specs: list[TensorSpec]) -> list[Any]:
     return out
 
 
-def export_cuda(tensors: list[Any]) -> str:
-    """CUDA IPC handles for device tensors, as text (sent by the trusted side only)."""
-    from torch.multiprocessing.reductions import reduce_tensor
-
-    return base64.b64encode(pickle.dumps([reduce_tensor(t) for t in tensors])).decode()
-
-
-def import_cuda(blob: str) -> list[Any]:
-    """The device tensors behind `export_cuda`'s handles (opened in this process)."""
-    handles = pickle.loads(base64.b64decode(blob))  # noqa: S301 - written by the trusted worker
-    return [rebuild(*args) for rebuild, args in handles]
+def _require(size: int, specs: list[TensorSpec]) -> None:
+    need = max((s.offset + s.nbytes for s in specs), default=0)
+    if size < need:
+        raise ValueError(f"shared segment of {size} bytes, {need} needed")
 
 
 def serve(channel: Channel, handlers: dict[str, Any]) -> None:
     """A worker's command loop: each `{"cmd": name, ...}` gets `handlers[name](msg, fds)`'s
-    dict back as `{"reply": name, "ok": True, ...}`; an exception becomes `ok: False` with
-    its text; `exit` ends the loop."""
+    dict back as `{"reply": name, "ok": True, ...}` (a handler returning `(dict, fds)` sends
+    those fds with it and closes its copies); an exception becomes `ok: False` with its text;
+    `exit` ends the loop."""
     import traceback
 
     while True:
@@ -173,12 +194,17 @@ def serve(channel: Channel, handlers: dict[str, Any]) -> None:
             channel.send({"reply": "exit", "ok": True})
             return
         handler = handlers.get(cmd)
+        send_fds: tuple[int, ...] = ()
         try:
             out = handler(msg, fds) if handler else {"ok": False, "error": f"no command {cmd}"}
+            if isinstance(out, tuple):  # (reply, fds to send with it)
+                out, send_fds = out
         except Exception as exc:  # noqa: BLE001 - reported to the parent, which decides
             out = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:2000],
                    "traceback": traceback.format_exc()[-4000:]}
-        channel.send({"reply": cmd, "ok": True, **out})
+        channel.send({"reply": cmd, "ok": True, **out}, send_fds)
+        for fd in send_fds:
+            os.close(fd)  # the receiver has its own copy
 
 
 def worker_channel(fd: int) -> Channel:
