@@ -24,7 +24,7 @@ from gpurunner import build, cache, paired
 from gpurunner.judge import judge_failure, judge_run
 from gpurunner.problem import Problem
 from gpurunner.report import EvalOptions, ReferenceReport, Verdict
-from gpurunner.sandbox import Worker, WorkerResult, describe_exit
+from gpurunner.sandbox import Worker, WorkerResult, describe_exit, name_disk_full
 from gpurunner.stopping import Stop, stopped_verdict, watch
 
 REFERENCE_RUN_S = 900.0  # validation, or starting the reference worker and its torch.compile
@@ -70,12 +70,15 @@ def _run_reference_worker(source: str, device: str, cache_dir: Path, timeout_s: 
         return {"ok": False, "error": f"validating the reference ran past the {timeout_s:.0f} s "
                 f"limit ({res.phase})"}
     if res.status != "done":
-        return {"ok": False, "error": f"the reference crashed: {describe_exit(res)}",
+        return {"ok": False, "error": name_disk_full(f"the reference crashed: "
+                                                     f"{describe_exit(res)}", res.stderr_tail),
                 "detail": res.stderr_tail}
     if "harness_error" in res.result:
-        cause = str(res.result["harness_error"]).strip().splitlines()[-1:] or ["unknown"]
-        return {"ok": False, "error": f"the runner failed while validating the reference: "
-                f"{cause[0][:300]}", "detail": res.result["harness_error"]}
+        detail = str(res.result["harness_error"])
+        cause = detail.strip().splitlines()[-1:] or ["unknown"]
+        return {"ok": False, "error": name_disk_full(f"the runner failed while validating the "
+                                                     f"reference: {cause[0][:300]}", detail),
+                "detail": detail}
     return res.result
 
 
@@ -378,7 +381,8 @@ def _build_failure(b: dict[str, Any], backend: str, options: EvalOptions) -> Ver
                        reason=f"the build ran past the {options.compile_timeout_s:.0f} s compile "
                        "limit", compile_s=b.get("compile_s"))
     return Verdict(verdict="compile_error", backend=backend, device=options.device,
-                   reason=f"build failed: {b.get('error', 'unknown error')}",
+                   reason=name_disk_full(f"build failed: {b.get('error', 'unknown error')}",
+                                         str(b.get("compile_log", ""))),
                    compile_log=b.get("compile_log", ""), error=b.get("compile_log", ""),
                    compile_s=b.get("compile_s"))
 

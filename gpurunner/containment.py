@@ -41,6 +41,9 @@ PR_CAPBSET_DROP = 24
 PR_SET_CHILD_SUBREAPER = 36
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 EXIT_CONFINE_FAILED = 87  # the parent reads this code as "the sandbox could not be set up"
+# Per file a sandbox writes (its stdout and stderr included): a build's largest output is far
+# below it; a flood past it ends the process with SIGXFSZ, named in the verdict.
+FILE_SIZE_LIMIT = 2 << 30
 
 # Files of /etc that programs in the sandbox read (dynamic loader, user names, compilers).
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "nsswitch.conf",
@@ -236,7 +239,7 @@ def _capabilities() -> str:
 
 def set_limits(device: str) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (16 << 30, 16 << 30))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
     if device == "cpu":
         try:
             limit = int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") * 0.6)

@@ -14,6 +14,7 @@ from gpurunner.paired import CandidateRun, Referee, RunFailure, timing_params
 from gpurunner.problem import Problem
 from gpurunner.reference import TRIVIAL_OPS
 from gpurunner.report import Check, EvalOptions, Verdict
+from gpurunner.sandbox import name_disk_full
 from gpurunner.timing import paired_ratio, summarize
 
 POLICY_REFERENCE_SHARE = 0.2  # more of the time than this in the reference's own ops: fallback
@@ -28,7 +29,8 @@ def judge_failure(fail: RunFailure, problem: Problem, options: EvalOptions, back
     failed = []
     if fail.extra.get("check") in OUTPUT_CHECKS:  # named by the candidate's worker: known only
         failed = [Check(str(fail.extra["check"]), False, str(fail.extra.get("detail", "")))]
-    return Verdict(verdict=fail.verdict, reason=fail.reason[:600], error=fail.error,
+    reason = name_disk_full(fail.reason, fail.error)
+    return Verdict(verdict=fail.verdict, reason=reason[:600], error=fail.error,
                    checks=failed,
                    compile_log=str(fail.extra.get("compile_log") or ""), backend=backend,
                    device=options.device, device_name=problem.report.get("device_name", ""))

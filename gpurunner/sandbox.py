@@ -409,6 +409,25 @@ def host_memory() -> str:
     return f"{avail / 2**30:.1f} GiB of {total / 2**30:.1f} GiB host memory available now"
 
 
+def host_disk() -> str:
+    """Free and total disk where the workers' folders (and their builds) live, in words."""
+    try:
+        st = os.statvfs(work_root())
+    except OSError:
+        return "free disk unknown"
+    free, total = st.f_bavail * st.f_frsize, st.f_blocks * st.f_frsize
+    return f"{free / 2**30:.1f} GiB of {total / 2**30:.1f} GiB free on {work_root()}"
+
+
+def name_disk_full(reason: str, detail: str = "") -> str:
+    """`reason`, led by "out of disk" and the numbers when its text or `detail` is the
+    operating system saying the disk is full (a build, a cache or the candidate's own files)."""
+    text = f"{reason}\n{detail}"
+    if "No space left on device" in text or "[Errno 28]" in text:
+        return f"out of disk ({host_disk()}): {reason}"
+    return reason
+
+
 def describe_exit(result: WorkerResult) -> str:
     """One sentence on how a worker that sent no result ended."""
     code = result.returncode
@@ -425,6 +444,9 @@ def describe_exit(result: WorkerResult) -> str:
                 result.peak_memory) else ""
             return f"the process was killed by SIGKILL, most likely out of host memory{peak} " \
                    f"({host_memory()})"
+        if code == -signal.SIGXFSZ:
+            return (f"the process was killed by SIGXFSZ: it wrote a file past the "
+                    f"{containment.FILE_SIZE_LIMIT / 2**30:.0f} GiB limit per file")
         return f"the process was killed by {name}"
     if code is not None:
         return f"the process exited with code {code} before reporting a result"
