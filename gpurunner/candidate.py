@@ -180,7 +180,7 @@ class Candidate:
             out["dtypes_produced"] = integrity.dtypes_produced(once)
         except Exception:  # noqa: BLE001 - compiled or custom code may not trace; not a failure
             out["dtypes_produced"] = []
-        if self.job.get("policy") == "custom-kernels":
+        if self.job.get("policy") == "custom-kernels" or self.job.get("profile"):
             out["profile"] = integrity.profile_ops(once, self.device)
         return out
 

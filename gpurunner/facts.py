@@ -45,10 +45,12 @@ def _flags(value: Any) -> dict[str, bool | str]:
 def _profile(value: Any) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         return None
-    ops = value.get("ops")
-    ops = {str(k)[:200]: float(v) for k, v in list(ops.items())[:2000]
-           if number(v, 0.0, 1e15) is not None} if isinstance(ops, dict) else {}
-    return {"ops": ops, "total_us": number(value.get("total_us"), 0.0, 1e15) or 0.0}
+    out: dict[str, Any] = {"total_us": number(value.get("total_us"), 0.0, 1e15) or 0.0}
+    for key in ("ops", "kernels"):
+        got = value.get(key)
+        out[key] = {str(k)[:200]: float(v) for k, v in list(got.items())[:2000]
+                    if number(v, 0.0, 1e15) is not None} if isinstance(got, dict) else {}
+    return out
 
 
 @dataclass

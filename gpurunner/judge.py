@@ -99,7 +99,17 @@ def judge_run(run: CandidateRun, ref: Referee, problem: Problem, options: EvalOp
     rel = merged.rel_err if merged.rel_err != float("inf") else None
     return Verdict(verdict=verdict, reason=reason[:500], checks=all_checks, max_abs_err=max_abs,
                    rel_err=rel, precision=precision, compile_s=run.load_s + run.first_call_s,
-                   **numbers, **base)
+                   profile=_time_by_operator(run.facts.profile), **numbers, **base)
+
+
+def _time_by_operator(profile: dict[str, Any] | None, top: int = 12) -> dict[str, Any] | None:
+    """The slowest operators of the candidate's profiled call (on CUDA its device kernels,
+    which include the candidate's own), for the proposer's next prompt."""
+    if not profile:
+        return None
+    times = profile.get("kernels") or profile.get("ops") or {}
+    slowest = dict(sorted(times.items(), key=lambda kv: -kv[1])[:top])
+    return {"total_us": profile.get("total_us") or sum(times.values()), "ops": slowest}
 
 
 def _numbers(run: CandidateRun, report: dict[str, Any], base: dict[str, Any],

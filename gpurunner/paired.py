@@ -240,7 +240,7 @@ def _start_timed(ref: Referee, peer: Peer, slot: str, source: str, reference: st
         if worker.uid is not None:
             os.chown(worker.workdir / name, worker.uid, worker.uid)
     worker.start({"mode": "candidate", "device": options.device, "policy": options.policy,
-                  "env": env})
+                  "profile": options.profile, "env": env})
     peer.stage = "starting"
     peer.floor_ms = peer.ping_floor(deadline, limit)
     peer.stage = "importing or building"

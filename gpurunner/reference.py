@@ -167,11 +167,32 @@ def _run(job: dict[str, Any], workdir: Path, send: Any) -> dict[str, Any]:
             report["output_shapes"], report["output_dtypes"] = inp.describe(outputs)
             report["bytes"] = float(inp.input_bytes(values) + inp.input_bytes(outputs))
             first_inputs = values
+    report["eager_ms_estimate"] = _call(source, filename, "Model.forward", fwd_line,
+                                        _estimate_ms, model, first_inputs, device)
     report["flops"] = _flops(model, first_inputs)
     report["operators"] = _traced_ops(model, first_inputs)
     report["graph"] = capture(model, first_inputs)
     report["parameters"] = int(sum(p.numel() for p in model.parameters()))
     return report
+
+
+def _estimate_ms(model: Any, values: list[Any], device: str, budget_s: float = 1.0,
+                 calls: int = 5) -> float:
+    """The median of a few eager calls, within about `budget_s`: context for a proposer's
+    first prompt only (the reference's own process times it, so it is never a verdict's fact:
+    speedups come from the paired timing)."""
+    import time
+
+    times = []
+    start = time.perf_counter()
+    with torch.no_grad():
+        while len(times) < calls and (not times or time.perf_counter() - start < budget_s):
+            t0 = time.perf_counter()
+            model(*values)
+            if device.startswith("cuda"):
+                torch.cuda.synchronize()
+            times.append((time.perf_counter() - t0) * 1e3)
+    return sorted(times)[len(times) // 2]
 
 
 def _check_fits(values: list[Any], device: str, line: int | None) -> None:

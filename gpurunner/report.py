@@ -39,6 +39,9 @@ class ReferenceReport:
     bytes: float = 0.0
     operators: list[str] = field(default_factory=list)  # aten ops the forward runs
     parameters: int = 0
+    # Median of a few eager calls timed at validation, in the reference's own process: a hint
+    # for the first prompt, never a verdict's number (those come from the paired timing).
+    eager_ms_estimate: float | None = None
     # The forward as an operator graph (gpurunner/graph.py; the format is in
     # docs/architecture.md); {} from a runner that predates it.
     graph: dict[str, Any] = field(default_factory=dict)
@@ -91,6 +94,9 @@ class Verdict:
     speedup_ci: list[float] | None = None
     speedup_vs_compile_ci: list[float] | None = None
     noisy: bool = False  # the interval stayed wide: the speedup is not a fact to rank by
+    # Where one call's time went, per operator or kernel (us), as the candidate's own process
+    # measured it under torch.profiler: context for the next prompt, never a verdict's fact.
+    profile: dict[str, Any] | None = None
 
     @property
     def is_correct(self) -> bool:
@@ -122,6 +128,7 @@ class EvalOptions:
     compile_timeout_s: float = 600.0  # building the candidate's extensions
     policy: str = "any"  # "any" or "custom-kernels"
     compile_baseline: bool = True  # also time the reference under torch.compile, paired
+    profile: bool = False  # profile one call of each candidate (Verdict.profile)
     cache_dir: str | None = None  # build and baseline cache; default under ~/.cache/kernelweb
 
     def to_dict(self) -> dict[str, Any]:

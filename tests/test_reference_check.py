@@ -23,6 +23,7 @@ def test_it_summarises_a_valid_reference():
     assert report.parameters == 32 * 24 + 24
     assert report.init_inputs == [32, 24]
     assert "aten::addmm" in report.operators
+    assert 0 < report.eager_ms_estimate < 1000  # a few eager calls, for the first prompt
 
 
 @pytest.mark.parametrize(("name", "words", "line"), [

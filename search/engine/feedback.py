@@ -262,6 +262,10 @@ def render_reference_info(info: dict[str, Any]) -> str:
     if info.get("eager_ms"):
         compiled = f"; torch.compile {info['compile_ms']:.4g} ms" if info.get("compile_ms") else ""
         lines.append(f"time per call: eager PyTorch {info['eager_ms']:.4g} ms{compiled}")
+    elif isinstance(info.get("eager_ms_estimate"), int | float) and info["eager_ms_estimate"] > 0:
+        lines.append(f"time per call: eager PyTorch about {info['eager_ms_estimate']:.4g} ms "
+                     "(a few calls timed when the reference was checked; the runner's paired "
+                     "measurement, and torch.compile's, come with the first candidates)")
     else:
         lines.append("time per call: not measured yet (the runner times the reference with the first "
                      "candidates)")

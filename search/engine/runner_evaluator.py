@@ -9,12 +9,13 @@ from search.engine.types import SearchConfig, StageCallback
 
 
 def eval_options(config: SearchConfig) -> Any:
-    """The runner's EvalOptions for a search's settings (tolerance is both atol and rtol)."""
+    """The runner's EvalOptions for a search's settings (tolerance is both atol and rtol;
+    each kernel's profile goes to the proposer's next prompt)."""
     from gpurunner import EvalOptions
 
     return EvalOptions(device=config.device, trials=config.trials, atol=config.tolerance,
                        rtol=config.tolerance, timeout_s=config.timeout_s, policy=config.policy,
-                       compile_baseline=config.compile_baseline)
+                       compile_baseline=config.compile_baseline, profile=True)
 
 
 def stage_callback(on_stage: StageCallback | None) -> Callable[[int, str, Any], None] | None:

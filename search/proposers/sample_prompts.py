@@ -32,7 +32,7 @@ INFO = {
     "ok": True, "device": "cuda", "input_shapes": [[16, 32, 64, 64]], "input_dtypes": ["float32"],
     "output_shapes": [[16, 32, 64, 64]], "output_dtypes": ["float32"], "init_inputs": [[64, 64]],
     "flops": 1.6777e7, "bytes": 1.6810e7, "operators": ["aten::native_layer_norm"], "parameters": 8192,
-    "hardware": H100,
+    "eager_ms_estimate": 0.0637, "hardware": H100,
 }
 
 TWO_PASS = '''import torch
