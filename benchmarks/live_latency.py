@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import platform
-import signal
 import statistics
 import subprocess
 import sys
@@ -29,13 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser.conftest import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    free_port,
-    local_login_url,
-    wait_for,
-)
+from tests.fixtures.live_server import CHROMIUM, CHROMIUM_ARGS, running_server  # noqa: E402
 
 REDIS_URL = "redis://127.0.0.1:6379/11"
 
@@ -81,28 +74,18 @@ def percentile(values: list[float], q: float) -> float:
 def measure(mode: str, events: int, browser) -> list[float]:
     """Latencies in ms of `events` probes through a server in `mode` ("polling" or "redis")."""
     data = Path(tempfile.mkdtemp(prefix=f"kw-latency-{mode}-"))
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update({"KERNELWEB_DATA_DIR": str(data), "KERNELWEB_LOCAL": "1", "HOST": "127.0.0.1",
-                "PORT": str(port), "RUNNER_DEVICE": "cpu", "PYTHONPATH": str(ROOT)})
-    if mode == "redis":
-        env.update({"REDIS_URL": REDIS_URL, "HUEY_NAME": f"kw-latency-{port}"})
-    log = data / "server.log"
-    with log.open("w") as out:
-        server = subprocess.Popen([sys.executable, "-m", "kernelweb.serve"], cwd=ROOT, env=env,
-                                  stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        wait_for(url + "/", server, log)
+    extra = {"REDIS_URL": REDIS_URL, "HUEY_NAME": f"kw-latency-{data.name}"} if mode == "redis" else {}
+    with running_server(data, **extra) as server:
+        env = server.env
         shell = [sys.executable, "manage.py", "shell", "-c"]
         seeded = subprocess.run(shell + [SEED], cwd=ROOT, env=env, capture_output=True, text=True,
                                 check=True)
         search_id = int(seeded.stdout.split()[-1])
         page = browser.new_context(viewport={"width": 1440, "height": 1000},
                                   bypass_csp=True).new_page()  # eval'd probes
-        page.goto(local_login_url(url, data))  # as the printed link logs a user in
+        page.goto(server.login_url)  # as the printed link logs a user in
         page.add_init_script(RECORDER)
-        page.goto(f"{url}/searches/{search_id}/")
+        page.goto(f"{server.url}/searches/{search_id}/")
         page.wait_for_selector("#conn.live")
         subprocess.run(shell + [EMIT.format(events=events, search_id=search_id)], cwd=ROOT, env=env,
                        check=True, timeout=events * 2 + 60)
@@ -110,9 +93,6 @@ def measure(mode: str, events: int, browser) -> list[float]:
         latencies = list(page.evaluate("Object.values(window.arrivals)"))
         page.close()
         return latencies
-    finally:
-        os.killpg(server.pid, signal.SIGINT)
-        server.wait(timeout=30)
 
 
 def main() -> None:

@@ -13,8 +13,6 @@ Prints a Markdown table.
 from __future__ import annotations
 
 import argparse
-import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -25,13 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser.conftest import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    free_port,
-    local_login_url,
-    wait_for,
-)
+from tests.fixtures.live_server import CHROMIUM, CHROMIUM_ARGS, running_server  # noqa: E402
 
 SEED = """
 from django.utils import timezone
@@ -111,42 +103,28 @@ def main() -> None:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    data = Path(tempfile.mkdtemp(prefix="kw-tree-bench-"))
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update({"KERNELWEB_DATA_DIR": str(data), "KERNELWEB_LOCAL": "1", "HOST": "127.0.0.1",
-                "PORT": str(port), "RUNNER_DEVICE": "cpu", "PYTHONPATH": str(ROOT)})
-    log = data / "server.log"
-    with log.open("w") as out:
-        server = subprocess.Popen([sys.executable, "-m", "kernelweb.serve"], cwd=ROOT, env=env, stdout=out,
-                                  stderr=subprocess.STDOUT, start_new_session=True)
     rows = []
-    try:
-        url = f"http://127.0.0.1:{port}"
-        wait_for(url + "/", server, log)
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            for nodes in args.nodes:
-                out = subprocess.run([sys.executable, "manage.py", "shell", "-c", SEED.format(nodes=nodes)],
-                                     cwd=ROOT, env=env, capture_output=True, text=True, check=True)
-                search_id, count = map(int, out.stdout.split()[-2:])
-                page = browser.new_context(viewport={"width": 1440, "height": 1000},
-                                          bypass_csp=True).new_page()  # eval'd probes
-                page.goto(local_login_url(url, data))  # as the printed link logs a user in
-                t0 = time.monotonic()
-                page.goto(f"{url}/searches/{search_id}/")
-                page.wait_for_function(f"document.querySelectorAll('#tree .node').length >= {count}",
-                                       timeout=120_000)
-                load_s = time.monotonic() - t0
-                redraw = page.evaluate(REDRAW)
-                zoom = page.evaluate(ZOOM)
-                rows.append((count, load_s, statistics.mean(redraw), max(redraw), statistics.mean(zoom), max(zoom)))
-                print(rows[-1], flush=True)
-                page.close()
-            browser.close()
-    finally:
-        os.killpg(server.pid, signal.SIGINT)
-        server.wait(timeout=30)
+    with running_server(Path(tempfile.mkdtemp(prefix="kw-tree-bench-"))) as server, \
+            sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        for nodes in args.nodes:
+            out = subprocess.run([sys.executable, "manage.py", "shell", "-c", SEED.format(nodes=nodes)],
+                                 cwd=ROOT, env=server.env, capture_output=True, text=True, check=True)
+            search_id, count = map(int, out.stdout.split()[-2:])
+            page = browser.new_context(viewport={"width": 1440, "height": 1000},
+                                      bypass_csp=True).new_page()  # eval'd probes
+            page.goto(server.login_url)  # as the printed link logs a user in
+            t0 = time.monotonic()
+            page.goto(f"{server.url}/searches/{search_id}/")
+            page.wait_for_function(f"document.querySelectorAll('#tree .node').length >= {count}",
+                                   timeout=120_000)
+            load_s = time.monotonic() - t0
+            redraw = page.evaluate(REDRAW)
+            zoom = page.evaluate(ZOOM)
+            rows.append((count, load_s, statistics.mean(redraw), max(redraw), statistics.mean(zoom), max(zoom)))
+            print(rows[-1], flush=True)
+            page.close()
+        browser.close()
     print("| nodes | load until drawn | redraw mean / worst | zoom frame mean / worst |")
     print("|---|---|---|---|")
     for count, load_s, r_mean, r_max, z_mean, z_max in rows:

@@ -8,99 +8,34 @@ import os
 import signal
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.fixtures.live_server import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ROOT,
+    LiveServer,
+    running_server,
+    wait_for,
+)
 from tests.fixtures.net import free_port
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SCREENSHOTS = ROOT / "docs" / "screenshots"
-
-
-@dataclass
-class LiveServer:
-    url: str
-    env: dict[str, str]
-    log: Path
-    login_url: str = ""  # single-user mode: the link the server printed at start
-
-    def shell(self, code: str, timeout: float = 120) -> str:
-        """Run Python with Django set up against the server's database; returns its stdout."""
-        done = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT, env=self.env,
-                              capture_output=True, text=True, timeout=timeout)
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
-
-def printed_url(log: Path) -> str:
-    """The URL `kernelweb.serve` printed for the user to open (with the login key)."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        for line in log.read_text().splitlines():
-            if "running at " in line:
-                return line.split("running at ", 1)[1].split()[0]
-        time.sleep(0.1)
-    raise RuntimeError(f"the server printed no URL:\n{log.read_text()[-3000:]}")
-
-
-def wait_for(url: str, process: subprocess.Popen, log: Path, timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server stopped:\n{log.read_text()[-3000:]}")
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except OSError:
-            time.sleep(0.3)
-    raise RuntimeError(f"the server did not answer in {timeout} s:\n{log.read_text()[-3000:]}")
-
-
-def local_login_url(url: str, data_dir: Path) -> str:
-    """The single-user login link of a server started on `data_dir` (what `make run` prints)."""
-    key = (data_dir / "local_login_key").read_text().strip()
-    return f"{url}/accounts/local/?key={key}"
+__all__ = ["ROOT", "SCREENSHOTS"]
 
 
 @pytest.fixture(scope="session")
 def kernelweb_server(tmp_path_factory, runner_cache) -> Iterator[LiveServer]:
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no chromium at {CHROMIUM}")
-    data = tmp_path_factory.mktemp("kernelweb-data")
-    port = free_port()
     # No model keys: the browser tests use the built-in proposer and see the others disabled.
-    dropped = ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "OPENAI_API_KEY", "OPENAI_BASE_URL",
-               "ANTHROPIC_API_KEY")
-    env = {k: v for k, v in os.environ.items() if k not in dropped}
-    env.update({
-        "KERNELWEB_DATA_DIR": str(data), "KERNELWEB_LOCAL": "1", "DEBUG": "0", "HOST": "127.0.0.1",
-        "PORT": str(port), "RUNNER_DEVICE": "cpu", "KERNELWEB_PROPOSER": "builtin", "HUEY_WORKERS": "1",
-        "RUNNER_CACHE_DIR": str(runner_cache),  # builds shared with the other tests
-        "PYTHONUNBUFFERED": "1",
-    })
-    log = data / "server.log"
-    with log.open("w") as out:
-        process = subprocess.Popen([sys.executable, "-m", "kernelweb.serve"], cwd=ROOT, env=env,
-                                   stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        wait_for(f"http://127.0.0.1:{port}/", process, log)
-        yield LiveServer(f"http://127.0.0.1:{port}", env, log, printed_url(log))
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGINT)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+    with running_server(tmp_path_factory.mktemp("kernelweb-data"), KERNELWEB_PROPOSER="builtin",
+                        HUEY_WORKERS="1",
+                        RUNNER_CACHE_DIR=str(runner_cache)) as server:  # builds shared with other tests
+        yield server
 
 
 @pytest.fixture(scope="session")
