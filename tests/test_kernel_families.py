@@ -42,3 +42,16 @@ def test_the_grid_of_a_family_is_the_product_of_its_values():
     spec = family("cuda_elementwise")
     points = grid_points("cuda_elementwise", None)
     assert len(points) == len(spec.grid["threads"]) * len(spec.grid["vec"])
+
+
+def test_a_new_core_keeps_the_seeds_torch_switches_only_where_it_still_runs_torch_operators():
+    from search.proposers.builtin.recipe import Recipe, apply_change
+
+    seed = Recipe("reference", {}, {"tf32": True, "cudnn_benchmark": True, "dtype": "float16",
+                                    "cuda_graph": True})
+    fused = apply_change(seed, {"kind": "core", "core": "fused_triton"}, {})
+    assert family("fused_triton").framework_options
+    assert fused.options == {"tf32": True, "cudnn_benchmark": True, "cuda_graph": True}
+    hand_written = apply_change(seed, {"kind": "core", "core": "cuda_softmax_rows"}, {})
+    assert not family("cuda_softmax_rows").framework_options
+    assert hand_written.options == {"cuda_graph": True}

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from search.engine.types import Idea, Implementation, Node, ProposalContext, TriedIdea, Usage
-from search.proposers.builtin import tuning
+from search.proposers.builtin import families, tuning
 from search.proposers.builtin.analysis import ProblemShape, analyze
 from search.proposers.builtin.catalogue import IdeaSpec, load_catalogue
 from search.proposers.builtin.recipe import Recipe, apply_change, normalized
@@ -34,7 +34,6 @@ _NEVER_WORKED = -60.0
 _RETUNE_SCORE = 70.0  # below the strongest catalogue ideas, above the long shots
 _COMBINE_SCORE = 74.0
 # Options that mean something for each core when carried over from another kernel.
-_FRAMEWORK_CORES = ("reference", "cuda_conv", "fused_cpp", "fused_triton")
 
 
 @dataclass
@@ -330,7 +329,7 @@ def _combined(base: Recipe, other: Recipe, device: str) -> list[Recipe]:
             continue
         if key == "cuda_graph" and device != "cuda":
             continue
-        if key != "cuda_graph" and base.core not in _FRAMEWORK_CORES:
+        if key != "cuda_graph" and not families.family(base.core).framework_options:
             continue  # precision and layout switches do nothing for a hand-written kernel
         if key == "compile" and base.core != "reference":
             continue

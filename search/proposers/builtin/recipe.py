@@ -64,9 +64,25 @@ def apply_change(parent: Recipe, change: dict[str, Any], variant: dict[str, Any]
         if parent.core != change.get("core"):
             return parent
         return normalized(Recipe(parent.core, {**parent.params, **params}, {**parent.options, **options}))
-    # A new core replaces the computation; only options that still mean something carry over.
-    kept = {k: v for k, v in parent.options.items() if k == "cuda_graph"}
-    return normalized(Recipe(str(change.get("core")), params, {**kept, **options}))
+    # A new core replaces the computation; only options that still mean something carry over:
+    # a CUDA graph always, and the switches of torch's own operators (TF32, cuDNN autotuning,
+    # memory format) where the new core still runs them.
+    core = str(change.get("core"))
+    carried = ("cuda_graph", *(_TORCH_SWITCHES if _runs_torch_operators(core) else ()))
+    kept = {k: v for k, v in parent.options.items() if k in carried}
+    return normalized(Recipe(core, params, {**kept, **options}))
+
+
+_TORCH_SWITCHES = ("tf32", "cudnn_benchmark", "channels_last")
+
+
+def _runs_torch_operators(core: str) -> bool:
+    from search.proposers.builtin.families import family  # the families import this module
+
+    try:
+        return family(core).framework_options
+    except ValueError:
+        return False
 
 
 def normalized(recipe: Recipe) -> Recipe:

@@ -56,6 +56,10 @@ class Family:
     takes_raw_inputs: Callable[[Recipe], bool] = lambda recipe: False
     # Whether a kernel with these parameters has launch settings worth retuning.
     retunable: Callable[[dict[str, Any]], bool] = lambda params: True
+    # Whether its forward still runs torch's own operators (a GEMM, a convolution), which the
+    # framework options change (TF32, cuDNN autotuning, memory format, precision); a
+    # hand-written kernel ignores them.
+    framework_options: bool = False
 
     def template(self, name: str) -> str:
         """The text of a file in the family's folder."""

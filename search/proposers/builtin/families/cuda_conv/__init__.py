@@ -34,4 +34,5 @@ FAMILY = Family(
     takes_raw_inputs=lambda recipe: bool(recipe.params.get("s2d")),
     # Only the fused pooling kernel has a launch setting.
     retunable=lambda params: bool(params.get("fused_pool")),
+    framework_options=True,
 )

@@ -44,4 +44,5 @@ FAMILY = Family(
     defaults={"grain": 1, "lanes": 1},
     groups=[(("grain",), "rows or elements per task"), (("lanes",), "adjacent rows computed together")],
     matches=lambda shape: shape.program is not None, points=points, owns_parameters=True,
+    framework_options=True,
 )

@@ -84,4 +84,5 @@ FAMILY = Family(
     groups=[(("block", "block_r", "block_j"), "tile size (elements per row tile, rows per tile)"),
             (("warps", "stages"), "warps per program and pipeline stages")],
     matches=lambda shape: shape.program is not None, points=points, owns_parameters=True,
+    framework_options=True,
 )

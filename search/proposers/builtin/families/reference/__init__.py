@@ -11,4 +11,5 @@ def render(recipe, shape) -> str:
 
 
 FAMILY = Family(core="reference", title="The reference computation under framework-level settings",
-                devices=("cpu", "cuda"), backends=("torch",), render=render, folder=Path(__file__).parent)
+                devices=("cpu", "cuda"), backends=("torch",), render=render, folder=Path(__file__).parent,
+                framework_options=True)
