@@ -35,6 +35,16 @@ def idea_of(node: Node) -> Node | None:
     return None
 
 
+def time_by_operator(profile: Any, top: int = 8) -> list[dict[str, Any]]:
+    """The slowest operators of the kernel's profiled call, with their share of the call."""
+    if not isinstance(profile, dict) or not isinstance(profile.get("ops"), dict):
+        return []
+    ops = {str(k): float(v) for k, v in profile["ops"].items() if isinstance(v, int | float) and v > 0}
+    total = float(profile.get("total_us") or 0) or sum(ops.values())
+    ranked = sorted(ops.items(), key=lambda kv: -kv[1])[:top]
+    return [{"name": name, "us": us, "pct": 100 * us / total if total else None} for name, us in ranked]
+
+
 def panel_context(search: Search, node: Node) -> dict[str, Any]:
     """Everything the panel fragment renders for `node`; code and diff come highlighted."""
     # Every Verdict field present: templates read them without guarding each lookup.
@@ -52,6 +62,7 @@ def panel_context(search: Search, node: Node) -> dict[str, Any]:
         "checks": verdict.get("checks") or [],
         "checks_passed": sum(1 for c in verdict.get("checks") or [] if c.get("passed")),
         "downloadable": node.kind == "kernel" and bool(node.source),
+        "time_by_operator": time_by_operator(verdict.get("profile")),
     }
     parent = parent_kernel(node)
     if parent is not None and code:
