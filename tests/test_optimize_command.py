@@ -4,6 +4,7 @@ is the OpenAI SDK talking to the local fake server."""
 
 import ast
 import json
+import logging
 import re
 from io import StringIO
 
@@ -141,14 +142,20 @@ def test_the_printer_counts_what_runs_and_draws_a_bar_only_on_a_terminal():
         assert "1.50x" in out.getvalue()
 
 
-def test_a_rejected_key_fails_the_search_with_the_providers_message_and_exits_non_zero(tmp_path, llm, owner):
+def test_a_rejected_key_fails_the_search_with_the_providers_message_and_exits_non_zero(tmp_path, llm, owner,
+                                                                                         caplog):
     ref = tmp_path / "softmax.py"
     ref.write_text(SOFTMAX_REFERENCE)
     llm.queue_openai(fixture("openai_401_invalid_api_key"))
-    out = StringIO()
-    with pytest.raises(CommandError, match=r"search failed: OpenAI refused the request \(HTTP 401\): Incorrect API"):
+    out, err = StringIO(), StringIO()
+    with caplog.at_level(logging.DEBUG), pytest.raises(
+            CommandError, match=r"search failed: OpenAI refused the request \(HTTP 401\): Incorrect API"):
         call_command("optimize", str(ref), "--proposer", "openai", "--model", "gpt-5", "--device", "cpu",
-                     "--no-library", "--user", "owner", stdout=out)
+                     "--no-library", "--user", "owner", stdout=out, stderr=err)
+    # No HTTP client logged a request anywhere (stdout, stderr or a log handler).
+    assert not [r for r in caplog.records if r.name.split(".")[0] in ("httpx", "httpcore", "openai")
+                and r.levelno < logging.WARNING]
+    assert "HTTP Request:" not in err.getvalue()
     search = Search.objects.get()
     assert search.status == "failed" and search.status_reason.startswith("OpenAI refused the request (HTTP 401)")
     assert "idea failed: OpenAI refused the request (HTTP 401): Incorrect API key provided" in out.getvalue()
