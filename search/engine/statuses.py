@@ -44,6 +44,8 @@ FINAL_NODE_STATUSES = frozenset(set(NodeStatus) - PENDING_STATUSES)
 
 def page_statuses() -> dict[str, Any]:
     """The statuses as the search page's script reads them."""
-    return {"stages": [s.value for s in LIVE_STAGES],
+    return {"node": {s.name: s.value for s in NodeStatus},
+            "search": {s.name: s.value for s in SearchStatus},
+            "stages": [s.value for s in LIVE_STAGES],
             "pending": sorted(s.value for s in PENDING_STATUSES),
             "final_search": sorted(s.value for s in FINAL_SEARCH_STATUSES)}

@@ -1,7 +1,7 @@
 // Which kinds of idea paid off: per optimization category (the study's six, labelled as the
 // server names them), how many ideas were tried, how many of their finished kernels were
 // correct, and the best speedup they reached.
-import { PENDING, better, rankable, speedupText } from "./state.js";
+import { NODE, PENDING, better, rankable, speedupText } from "./state.js";
 
 export function categoryRows(state, labels) {
   const rows = new Map();
@@ -15,7 +15,7 @@ export function categoryRows(state, labels) {
       const k = state.nodes.get(id);
       if (!k || k.kind !== "kernel" || !k.status || PENDING.has(k.status)) continue;
       row.kernels += 1;
-      if (k.status === "correct") {
+      if (k.status === NODE.CORRECT) {
         row.correct += 1;
         if (rankable(k)) row.best = better(row.best, k);
       }

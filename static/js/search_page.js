@@ -1,5 +1,5 @@
 // The search page (and the share page): state from the embedded events, then the live stream.
-import { bestByRound, bestNode, createState, applyEvent, kernelCounts, FINAL_SEARCH, speedupText } from "./state.js";
+import { bestByRound, bestNode, createState, applyEvent, kernelCounts, FINAL_SEARCH, SEARCH, speedupText } from "./state.js";
 import { connectStream } from "./stream.js";
 import { TreeView } from "./tree.js";
 import { NodePanel } from "./panel.js";
@@ -63,7 +63,7 @@ function drawSpeedup(el, node, which) {
 
 function drawHeader() {
   const status = $("stat-status");
-  status.textContent = state.reason === "cancelling" && state.status === "running" ? "cancelling" : state.status;
+  status.textContent = state.reason === "cancelling" && state.status === SEARCH.RUNNING ? "cancelling" : state.status;
   status.className = `badge st-${state.status}`;
   if (state.reason) { $("stat-reason").textContent = state.reason.length > 60 ? state.reason.slice(0, 59) + "…" : state.reason; $("stat-reason").title = state.reason; }
   $("stat-round").innerHTML = `${state.round} <small>/ ${page.rounds ?? "?"}</small>`;
@@ -78,7 +78,7 @@ function drawHeader() {
   $("stat-elapsed").textContent = fmtElapsed(elapsed());
   const kernels = [...state.nodes.values()].filter((n) => n.kind === "kernel").length;
   $("tree-count").textContent = state.nodes.size ? `${kernels} kernels · ${state.nodes.size} nodes`
-    : state.status === "queued" ? "queued: waiting for a worker…" : "";
+    : state.status === SEARCH.QUEUED ? "queued: waiting for a worker…" : "";
   const cancel = $("cancel-form");
   if (cancel && FINAL_SEARCH.has(state.status)) cancel.remove();
   if (FINAL_SEARCH.has(state.status) && conn.classList.contains("live")) {

@@ -5,13 +5,15 @@ const STATUSES = JSON.parse(document.getElementById("page-data").textContent).st
 export const STAGES = STATUSES.stages;
 export const PENDING = new Set(STATUSES.pending);
 export const FINAL_SEARCH = new Set(STATUSES.final_search);
+export const NODE = STATUSES.node;      // e.g. NODE.CORRECT === "correct"
+export const SEARCH = STATUSES.search;  // e.g. SEARCH.RUNNING === "running"
 
 export function createState() {
   return {
     nodes: new Map(),      // id -> NODE payload (docs/architecture.md)
     children: new Map(),   // parent id -> [child ids], in arrival order
     roots: [],
-    status: "queued",
+    status: SEARCH.QUEUED,
     reason: "",
     round: 0,
     best: null,            // {node_id, speedup, speedup_vs_compile, speedup_ci, noisy, ...}
@@ -60,7 +62,7 @@ export function applyEvent(state, ev) {
       state.status = p.status || state.status;
       state.reason = p.reason || "";
       if (p.round != null) state.round = Math.max(state.round, p.round);
-      if (p.status === "running" && !state.startedAt) state.startedAt = ev.created;
+      if (p.status === SEARCH.RUNNING && !state.startedAt) state.startedAt = ev.created;
       if (FINAL_SEARCH.has(p.status)) state.finishedAt = ev.created;
       break;
     case "costs":
@@ -87,7 +89,7 @@ export function speedupText(node, which = "eager", short = false) {
 
 // May be a search's best or a seed: a correct kernel with a measured speedup that is not noisy.
 export function rankable(n) {
-  return n.kind === "kernel" && n.status === "correct" && n.speedup != null && !n.noisy;
+  return n.kind === "kernel" && n.status === NODE.CORRECT && n.speedup != null && !n.noisy;
 }
 
 // Of two rankable kernels, the better: the higher ratio, then the higher interval low end
@@ -112,10 +114,10 @@ export function bestNode(state) {
 export function kernelCounts(state) {
   const c = { evaluated: 0, correct: 0, running: 0, queued: 0, planned: 0 };
   for (const n of state.nodes.values()) {
-    if (n.kind !== "kernel" || n.status === "failed" || n.status === "proposed") continue;
-    if (n.status === "queued") c.queued += 1;
+    if (n.kind !== "kernel" || n.status === NODE.FAILED || n.status === NODE.PROPOSED) continue;
+    if (n.status === NODE.QUEUED) c.queued += 1;
     else if (PENDING.has(n.status)) c.running += 1;
-    else { c.evaluated += 1; if (n.status === "correct") c.correct += 1; }
+    else { c.evaluated += 1; if (n.status === NODE.CORRECT) c.correct += 1; }
   }
   c.planned = c.evaluated + c.running + c.queued;
   return c;

@@ -1,6 +1,6 @@
 // The search tree as a hand-written SVG: a tidy top-down layout, zoom with the wheel, pan by
 // dragging. Redraws at most once per animation frame, so a few hundred nodes stay smooth.
-import { PENDING, STAGES, pathTo, speedupText } from "./state.js";
+import { NODE, PENDING, STAGES, pathTo, speedupText } from "./state.js";
 
 const DX = 44;   // horizontal slot per leaf
 const DX_SIBLING = 32;   // implementations of one idea sit closer together
@@ -13,7 +13,7 @@ const esc = (s) => String(s ?? "").replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<
 // A running kernel is coloured by its stage (queued, compiling, checking, timing).
 export function statusClass(node) {
   if (node.kind === "reference") return "reference";
-  if (node.kind === "idea") return node.status === "failed" ? "failed" : "idea";
+  if (node.kind === "idea") return node.status === NODE.FAILED ? "failed" : "idea";
   if (STAGES.includes(node.status)) return node.status;
   return PENDING.has(node.status) ? "pending" : node.status || "pending";
 }
@@ -96,7 +96,7 @@ function shape(node) {
 
 function label(node) {
   if (node.kind === "reference") return "ref";
-  if (node.kind === "idea") return node.status === "failed" ? "failed" : CATEGORY_LABELS[node.category] || "idea";
+  if (node.kind === "idea") return node.status === NODE.FAILED ? "failed" : CATEGORY_LABELS[node.category] || "idea";
   if (node.speedup != null) return speedupText(node, "eager", true);
   if (STAGE_LABELS[node.status]) return STAGE_LABELS[node.status];
   if (PENDING.has(node.status)) return "…";
@@ -248,7 +248,7 @@ export class TreeView {
         this.els.set(id, el);
       }
       const cls = ["node", `kind-${node.kind}`, `st-${statusClass(node)}`];
-      if (node.kind === "kernel" && PENDING.has(node.status) && node.status !== "queued") cls.push("pending");
+      if (node.kind === "kernel" && PENDING.has(node.status) && node.status !== NODE.QUEUED) cls.push("pending");
       if (bestPath.has(id) && node.kind !== "idea") cls.push("best");
       if (id === this.selected) cls.push("selected");
       const text = label(node);
