@@ -9,14 +9,17 @@ order; a job that does not answer in time counts as a timeout, never as a hang.
 from __future__ import annotations
 
 import functools
+import uuid
 from typing import Any
 
 from django.conf import settings
 
+from search.engine.statuses import LIVE_STAGES
 from search.engine.types import Evaluator, SearchConfig, StageCallback
 
 # Beyond the candidate's own limits: queueing behind other searches' jobs on busy GPUs.
 QUEUE_WAIT_S = 1800.0
+LIVE_STAGES_NAMES = frozenset(s.value for s in LIVE_STAGES)
 
 
 def eval_options(config: SearchConfig) -> dict[str, Any]:
@@ -44,41 +47,75 @@ def remote_evaluator(reference: str, sources: list[str], config: SearchConfig,
                      wait_s: float | None = None, stop: Any = None,
                      on_stage: StageCallback | None = None) -> list[dict[str, Any]]:
     """Enqueue one GPU job per candidate and gather their verdicts, in the sources' order;
-    `on_stage` hears each verdict as it is gathered (the GPU hosts report no finer stages).
-    Once `stop` is set, the jobs not yet answered are revoked."""
+    `on_stage` hears each candidate's stages as the GPU hosts report them (read from Redis
+    about once a second) and each verdict as it is gathered. Once `stop` is set, the jobs not
+    yet answered are revoked."""
     from huey.exceptions import HueyException, TaskException
 
-    from search.gpu_queue import evaluate_candidate
+    from search.gpu_queue import evaluate_candidate, stage_prefix
 
     options = eval_options(config)
-    results = [evaluate_candidate(reference, source, options) for source in sources]
+    keys = [f"{stage_prefix()}{uuid.uuid4().hex}" for _ in sources]
+    results = [evaluate_candidate(reference, source, options, key) for source, key in zip(sources, keys, strict=True)]
+    stages = _RemoteStages(keys, on_stage)
     limit = wait_s if wait_s is not None else config.timeout_s + 600.0 + QUEUE_WAIT_S
     verdicts = []
-    for result in results:
-        if stop is not None and not _wait_unless_stopped(result, limit, stop):
+    for index, result in enumerate(results):
+        if not _wait(result, limit, stop, stages.poll):
             result.revoke()
             verdicts.append(stopped(config.device))
-            continue
-        try:
-            verdicts.append(result.get(blocking=True, timeout=limit))
-        except TaskException as exc:  # the job itself crashed on the GPU host
-            verdicts.append({"verdict": "runtime_error", "reason": "the GPU worker failed",
-                             "checks": [], "device": config.device, "error": str(exc.metadata.get("error", exc))})
-        except HueyException:
-            result.revoke()
-            verdicts.append(timeout_verdict(f"no GPU worker answered within {limit:.0f} s", config.device))
+        else:
+            try:
+                verdicts.append(result.get(blocking=True, timeout=1.0))
+            except TaskException as exc:  # the job itself crashed on the GPU host
+                verdicts.append({"verdict": "runtime_error", "reason": "the GPU worker failed",
+                                 "checks": [], "device": config.device,
+                                 "error": str(exc.metadata.get("error", exc))})
+            except HueyException:
+                result.revoke()
+                verdicts.append(timeout_verdict(f"no GPU worker answered within {limit:.0f} s",
+                                                config.device))
+        stages.done.add(index)
         if on_stage is not None:
-            on_stage(len(verdicts) - 1, "verdict", verdicts[-1])
+            on_stage(index, "verdict", verdicts[-1])
     return verdicts
 
 
-def _wait_unless_stopped(result: Any, limit: float, stop: Any) -> bool:
-    """Wait for a job's result until `limit`; False as soon as `stop` is set first."""
+class _RemoteStages:
+    """The stages GPU hosts appended to each job's Redis list, handed to `on_stage` once each."""
+
+    def __init__(self, keys: list[str], on_stage: StageCallback | None):
+        self.keys, self.on_stage = keys, on_stage
+        self.seen = [0] * len(keys)
+        self.done: set[int] = set()
+
+    def poll(self) -> None:
+        if self.on_stage is None:
+            return
+        from search.gpu_queue import read_stages
+
+        for index, key in enumerate(self.keys):
+            if index in self.done:
+                continue
+            try:
+                new = read_stages(key, self.seen[index])
+            except Exception:  # noqa: BLE001 - a missed stage is cosmetic; the verdict still comes
+                return
+            self.seen[index] += len(new)
+            for stage in new:
+                if stage in LIVE_STAGES_NAMES:
+                    self.on_stage(index, stage, None)
+
+
+def _wait(result: Any, limit: float, stop: Any, poll: Any) -> bool:
+    """Wait for a job's result until `limit`, calling `poll()` about once a second; False as
+    soon as `stop` is set first."""
     from huey.exceptions import ResultTimeout, TaskException
 
     waited = 0.0
     while waited < limit:
-        if stop.is_set():
+        poll()
+        if stop is not None and stop.is_set():
             return False
         try:  # preserve: the caller's get() reads the same result (or error) again
             result.get(blocking=True, timeout=min(1.0, limit - waited), preserve=True)

@@ -7,7 +7,9 @@ database nor the web app's settings:
         huey_consumer search.gpu_queue.gpu_huey --workers 1
 
 A job carries the reference and candidate source and the evaluation options, so the verdict
-depends on nothing but the job.
+depends on nothing but the job. While it runs, the job appends the runner's stages (compiling,
+checking, timing) to a Redis list the web side named (`stage_key`), which the web side reads
+to show them live.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 from huey import RedisHuey
 
 DEFAULT_NAME = "kernelweb-gpu"
+STAGE_TTL_S = 3600  # a stage list outlives any job that writes it, then goes
 
 
 def make_gpu_huey(url: str | None = None, name: str | None = None) -> RedisHuey:
@@ -32,8 +35,10 @@ def make_gpu_huey(url: str | None = None, name: str | None = None) -> RedisHuey:
 gpu_huey = make_gpu_huey()
 
 
-def evaluate_job(reference: str, source: str, options: dict[str, Any]) -> dict[str, Any]:
-    """Evaluate one candidate in the runner's sandbox on this host; the Verdict as a dict."""
+def evaluate_job(reference: str, source: str, options: dict[str, Any],
+                 stage_key: str | None = None) -> dict[str, Any]:
+    """Evaluate one candidate in the runner's sandbox on this host; the Verdict as a dict.
+    With `stage_key`, each stage the candidate reaches is appended to that Redis list."""
     import gpurunner
     from gpurunner.report import EvalOptions
 
@@ -41,7 +46,27 @@ def evaluate_job(reference: str, source: str, options: dict[str, Any]) -> dict[s
     opts = EvalOptions(**{k: v for k, v in options.items() if k in known})
     # The GPU host's own build and reference cache, never a path from the web side.
     opts.cache_dir = os.environ.get("RUNNER_CACHE_DIR") or None
-    return gpurunner.evaluate(reference, source, opts).to_dict()
+    on_stage = None
+    if stage_key and stage_key.startswith(stage_prefix()):  # only lists of this queue's own
+
+        def on_stage(index: int, stage: str, verdict: Any) -> None:
+            if stage not in ("queued", "verdict"):  # the web side knows these already
+                conn = gpu_huey.storage.conn
+                conn.rpush(stage_key, stage)
+                conn.expire(stage_key, STAGE_TTL_S)
+
+    return gpurunner.evaluate_batch(reference, [source], opts, on_stage=on_stage)[0].to_dict()
+
+
+def stage_prefix() -> str:
+    """Where this queue's stage lists live in Redis."""
+    return f"{gpu_huey.storage.name}:stages:"
+
+
+def read_stages(key: str, seen: int) -> list[str]:
+    """The stages appended to `key` after the first `seen`."""
+    return [s.decode() if isinstance(s, bytes) else str(s)
+            for s in gpu_huey.storage.conn.lrange(key, seen, -1)]
 
 
 evaluate_candidate = gpu_huey.task(name="evaluate_candidate")(evaluate_job)

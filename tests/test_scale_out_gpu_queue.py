@@ -1,5 +1,6 @@
 """Scale-out evaluation: one huey job per candidate on the GPU queue (RedisHuey), consumed by a
-separate worker process that needs no database; verdicts come back in the candidates' order."""
+separate worker process that needs no database; each candidate's stages are seen live, and
+verdicts come back in the candidates' order."""
 
 import os
 import subprocess
@@ -43,7 +44,9 @@ def test_a_worker_process_evaluates_the_jobs_and_verdicts_come_back_in_order(gpu
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         config = SearchConfig(device="cpu", trials=2, timeout_s=120.0, compile_baseline=False)
-        verdicts = remote_evaluator(SOFTMAX_REFERENCE, [FAST, WRONG], config, wait_s=300)
+        heard: list[tuple[int, str]] = []
+        verdicts = remote_evaluator(SOFTMAX_REFERENCE, [FAST, WRONG], config, wait_s=300,
+                                    on_stage=lambda index, stage, verdict: heard.append((index, stage)))
     finally:
         consumer.terminate()
         try:
@@ -53,6 +56,9 @@ def test_a_worker_process_evaluates_the_jobs_and_verdicts_come_back_in_order(gpu
             consumer.wait()
     assert [v["verdict"] for v in verdicts] == ["correct", "incorrect"], consumer.stderr.read()[-2000:]
     assert verdicts[0]["speedup"] is not None
+    # The GPU host's stages arrived through Redis before each verdict, in the runner's order.
+    assert [s for i, s in heard if i == 0] == ["compiling", "checking", "timing", "verdict"], heard
+    assert [s for i, s in heard if i == 1][-1] == "verdict" and (1, "compiling") in heard, heard
 
 
 def test_the_gpu_queue_module_does_not_need_django(tmp_path, redis_url):  # noqa: F811
