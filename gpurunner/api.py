@@ -8,6 +8,7 @@ worker per candidate, one at a time, paired with the trusted reference worker) -
 from __future__ import annotations
 
 import atexit
+import json
 import logging
 import os
 import secrets
@@ -20,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from gpurunner import build, cache, paired
+from gpurunner import build, cache, paired, pch
 from gpurunner.judge import judge_failure, judge_run
 from gpurunner.problem import Problem
 from gpurunner.report import EvalOptions, ReferenceReport, Verdict
@@ -171,15 +172,19 @@ def _close_spares() -> None:
 
 
 def _job_env(source: str, options: EvalOptions, worker: Worker, parallel: int = 1,
-             ) -> dict[str, str]:
-    """Build variables for a candidate: where its extensions are built or found."""
+             headers: dict[str, str] | None = None) -> dict[str, str]:
+    """Build variables for a candidate: where its extensions are built or found, and on the
+    CPU the precompiled headers it may use (`pch.ensure_for`)."""
     if not build.needs_build(build.detect_backend(source, options.device)):
         return {}
     ext_dir = worker.ext_dir
     if not worker.contained:  # runs as the runner's user: builds in the cache directly
         ext_dir = build.cache_entry(worker.cache_dir, source, options.device)
         ext_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return build.build_env(options.device, parallel, ext_dir)
+    env = build.build_env(options.device, parallel, ext_dir)
+    if headers and options.device == "cpu":
+        env[pch.ENV] = json.dumps(headers)
+    return env
 
 
 def _restore_build(source: str, options: EvalOptions, worker: Worker) -> str | None:
@@ -205,7 +210,7 @@ def _keep_build(source: str, options: EvalOptions, worker: Worker) -> None:
 
 
 def _build_one(source: str, options: EvalOptions, cache_dir: Path, parallel: int,
-               stop: Stop | None = None) -> dict[str, Any]:
+               stop: Stop | None = None, headers: dict[str, str] | None = None) -> dict[str, Any]:
     """Build a C++/CUDA candidate's extensions in a sandboxed worker (cached by source)."""
     entry = build.cache_entry(cache_dir, source, options.device)
     if build.has_build(entry) or (entry / ".built").exists():
@@ -214,7 +219,7 @@ def _build_one(source: str, options: EvalOptions, cache_dir: Path, parallel: int
         return {"built": False, "compile_s": 0.0}
     # The build needs no GPU: hide it, so many builds do not each start a CUDA context.
     with Worker(cache_dir, "cpu") as worker:
-        env = _job_env(source, options, worker, parallel)
+        env = _job_env(source, options, worker, parallel, headers)
         unwatch = watch(stop, worker)
         try:
             (worker.workdir / "candidate.py").write_text(source)
@@ -277,13 +282,15 @@ def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions |
     builds: dict[int, dict[str, Any]] = {}
     to_build = [i for i, s in enumerate(candidates)
                 if build.needs_build(build.detect_backend(s, options.device))]
+    headers = pch.ensure_for([candidates[i] for i in to_build], cache_dir) if (
+        options.device == "cpu") else {}
     if to_build and (len(to_build) > 1 or len(candidates) > 1):
         parallel = max(1, min(len(to_build), workers or os.cpu_count() or 1))
         for i in to_build:
             stage(i, "compiling")
         with ThreadPoolExecutor(parallel) as pool:
-            futures = {i: pool.submit(_build_one, candidates[i], options, cache_dir, parallel, stop)
-                       for i in to_build}
+            futures = {i: pool.submit(_build_one, candidates[i], options, cache_dir, parallel, stop,
+                                      headers) for i in to_build}
             builds = {i: f.result() for i, f in futures.items()}
 
     verdicts: list[Verdict] = []
@@ -313,7 +320,7 @@ def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions |
                         continue
                 verdict, referee_ok = _evaluate_one(referee, problem, source, backend, i,
                                                     len(candidates), options, cache_dir, stop,
-                                                    lambda st, i=i: stage(i, st))
+                                                    lambda st, i=i: stage(i, st), headers)
                 if not referee_ok:
                     referee.close()
                     referee = None
@@ -334,7 +341,8 @@ def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions |
 def _evaluate_one(referee: paired.Referee, problem: Problem, source: str, backend: str,
                   index: int, count: int, options: EvalOptions, cache_dir: Path,
                   stop: Stop | None = None,
-                  on_stage: Callable[[str], None] | None = None) -> tuple[Verdict, bool]:
+                  on_stage: Callable[[str], None] | None = None,
+                  headers: dict[str, str] | None = None) -> tuple[Verdict, bool]:
     """One candidate's verdict, and whether the reference worker is still usable."""
     worker = _take_worker(cache_dir, options.device)
     unwatch = watch(stop, worker)
@@ -346,7 +354,7 @@ def _evaluate_one(referee: paired.Referee, problem: Problem, source: str, backen
         refused = _restore_build(source, options, worker)
         try:
             run = paired.run_candidate(referee, worker, source, problem.source, options,
-                                       _job_env(source, options, worker), on_stage)
+                                       _job_env(source, options, worker, headers=headers), on_stage)
             if build.needs_build(backend):
                 _keep_build(source, options, worker)
             t_judge = time.monotonic()

@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from gpurunner import inputs as inp
-from gpurunner import integrity, transport
+from gpurunner import integrity, pch, transport
 from gpurunner.build import format_compile_error, is_build_error
 from gpurunner.load import (
     SourceError,
@@ -36,12 +36,16 @@ _Event = torch.cuda.Event
 
 def patch_cpp_extension() -> None:
     """Make load_inline/load keep the compiler output in the exception they raise (KernelBench
-    files pass verbose=True, which sends it to stdout instead)."""
+    files pass verbose=True, which sends it to stdout instead), and use the runner's
+    precompiled header for their flags when there is one (`gpurunner.pch`)."""
     import torch.utils.cpp_extension as ext
 
     def quiet(fn: Any) -> Any:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             kwargs["verbose"] = False
+            header = pch.include_for(kwargs.get("extra_cflags"))
+            if header:  # the runner's precompiled torch/extension.h for these flags
+                kwargs["extra_include_paths"] = [header, *(kwargs.get("extra_include_paths") or [])]
             return fn(*args, **kwargs)
 
         wrapper.__wrapped__ = fn  # type: ignore[attr-defined]

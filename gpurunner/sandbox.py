@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpurunner import build, containment
+from gpurunner import build, containment, pch
 from gpurunner.facts import number
 from gpurunner.transport import Channel, ChannelError
 from gpurunner.uids import UidSlot, kill_uid, work_root
@@ -201,6 +201,8 @@ class Worker:
         self.ext_dir = Path(EXT_IN_SANDBOX) if contained else build.shared_extensions_root(
             cache_dir)
         self.ext_host.mkdir(mode=0o700)
+        # Precompiled headers the runner makes (gpurunner.pch): seen read-only, as they come.
+        headers = pch.make_root(cache_dir)
         for path in (self.workdir, self.ext_host):
             if self.uid is not None:
                 os.chown(path, self.uid, self.uid)
@@ -219,6 +221,7 @@ class Worker:
             spec = containment.make_spec(
                 uid=self.uid, device=device, workdir=self.workdir,
                 runner_package=Path(runner_pythonpath()) / "gpurunner",
+                readonly=[str(headers)],
                 writable={EXT_IN_SANDBOX: str(self.ext_host)},
                 pid_namespace=pid_namespace_for(device))
         else:
