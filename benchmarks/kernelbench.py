@@ -23,6 +23,7 @@ KernelBench's files are read where they are, never copied.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import json
 import math
@@ -137,12 +138,15 @@ def search_problem(path: Path, config: SearchConfig) -> dict[str, Any]:
     report = gpurunner.check_reference(reference, device=config.device)
     if not report.ok:
         return {"file": _label(path), "error": report.error}
+    if config.max_wall_s is not None:  # the problem's budget includes validating its reference
+        config = dataclasses.replace(config, max_wall_s=max(1.0, config.max_wall_s - (time.monotonic() - t0)))
     store = MemoryStore()
     outcome = run_search(reference, report.to_dict(), config, BuiltinProposer(device=config.device),
                          runner_evaluator, store)
     kernels = [{"key": n.key, "status": n.status, "speedup": n.speedup,
                 "speedup_vs_compile": n.speedup_vs_compile, "cand_ms": n.cand_ms,
                 "precision": (n.verdict or {}).get("precision"),
+                "reason": str((n.verdict or {}).get("reason") or n.error or "")[:400],
                 "title": n.source.splitlines()[0].strip('"') if n.source else ""}
                for n in store.nodes() if n.kind == "kernel"]
     return {"file": _label(path), "candidates": outcome.candidates, "correct": outcome.correct,

@@ -5,9 +5,10 @@ Imports torch, never Django. Public API (used by the search app):
     check_reference(source, device="cpu") -> ReferenceReport
     evaluate(reference, candidate, options=EvalOptions()) -> Verdict
     evaluate_batch(reference, candidates, options=EvalOptions(), workers=None, stop=None,
-                   on_stage=None) -> list[Verdict]
+                   on_stage=None, time_left_s=None) -> list[Verdict]
         (stop: a gpurunner.stopping.Stop that interrupts the batch; on_stage(index, stage,
-        verdict) sees each candidate's stage as it happens)
+        verdict) sees each candidate's stage as it happens; time_left_s: a search's remaining
+        time budget, after which the batch stops as if `stop` were set)
 """
 
 from collections.abc import Callable
@@ -47,8 +48,9 @@ def evaluate_batch(
     workers: int | None = None,
     stop: Any = None,
     on_stage: Callable[[int, str, Verdict | None], None] | None = None,
+    time_left_s: float | None = None,
 ) -> list[Verdict]:
     from gpurunner.api import evaluate_batch as _batch
 
     return _batch(reference, candidates, options or EvalOptions(), workers=workers, stop=stop,
-                  on_stage=on_stage)
+                  on_stage=on_stage, time_left_s=time_left_s)

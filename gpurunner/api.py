@@ -247,7 +247,8 @@ def evaluate(reference: str, candidate: str, options: EvalOptions | None = None)
 
 def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions | None = None,
                    workers: int | None = None, stop: Stop | None = None,
-                   on_stage: StageCallback | None = None) -> list[Verdict]:
+                   on_stage: StageCallback | None = None,
+                   time_left_s: float | None = None) -> list[Verdict]:
     """Evaluate candidates against one reference; one Verdict per candidate, in order.
 
     C++/CUDA candidates are built first in a pool of sandboxed processes (`workers`, default
@@ -259,7 +260,23 @@ def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions |
     `on_stage(index, stage, verdict)` is called from this thread as each candidate reaches a
     stage of STAGES: all "queued" first, "compiling" when its build or import starts,
     "checking" and "timing" as its worker says so, "verdict" with its Verdict.
+    `time_left_s` (a search's remaining time budget) stops the batch like `stop` once it has
+    passed: what was not judged by then says the budget ran out.
     """
+    disarm = None
+    if time_left_s is not None:
+        stop = stop or Stop()
+        disarm = stop.after(time_left_s)
+    try:
+        return _evaluate_batch(reference, candidates, options, workers, stop, on_stage)
+    finally:
+        if disarm is not None:
+            disarm()
+
+
+def _evaluate_batch(reference: str, candidates: list[str], options: EvalOptions | None,
+                    workers: int | None, stop: Stop | None,
+                    on_stage: StageCallback | None) -> list[Verdict]:
     options = options or EvalOptions()
     stage = _stage_reporter(on_stage)
     t_start = time.monotonic()
@@ -298,7 +315,7 @@ def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions |
     try:
         for i, source in enumerate(candidates):
             if stop is not None and stop.is_set():
-                verdicts.append(stopped_verdict(options.device))
+                verdicts.append(stopped_verdict(options.device, stop.reason))
                 continue
             t0 = time.monotonic()
             backend = build.detect_backend(source, options.device)
@@ -375,7 +392,7 @@ def _evaluate_one(referee: paired.Referee, problem: Problem, source: str, backen
         unwatch()
         worker.close()
     if stop is not None and stop.killed(worker):
-        verdict = stopped_verdict(options.device)
+        verdict = stopped_verdict(options.device, stop.reason)
     if refused:
         verdict.reason = f"{verdict.reason} (a cached build was refused and rebuilt: {refused})"[:600]
     if options.device == "cpu" or index == count - 1:

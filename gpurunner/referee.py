@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from gpurunner import checks, transport
+from gpurunner import checks, cuda_memory, transport
 from gpurunner import inputs as inp
 from gpurunner.load import import_source
 from gpurunner.timing import CPU_FLUSH_BYTES, L2_FLUSH_BYTES
@@ -82,8 +82,13 @@ class Referee:
         in_specs, out_specs = self._specs
         slot = str(msg["slot"])
         if self.cuda:
-            in_fd, in_size, ins = transport.new_cuda_segment(self._sizes[0], self.device)
-            out_fd, out_size, outs = transport.new_cuda_segment(self._sizes[1], self.device)
+            try:
+                in_fd, in_size, ins = transport.new_cuda_segment(self._sizes[0], self.device)
+                out_fd, out_size, outs = transport.new_cuda_segment(self._sizes[1], self.device)
+            except cuda_memory.CudaMemoryError as exc:
+                if "OUT_OF_MEMORY" not in str(exc):
+                    raise
+                raise MemoryError(self._out_of_memory(slot)) from exc
             self.slots[slot] = (transport.views(ins, in_specs), transport.views(outs, out_specs))
             return {"sizes": [in_size, out_size]}, (in_fd, out_fd)
         self.slots[slot] = (transport.map_segment(fds[0], in_specs),
@@ -91,6 +96,19 @@ class Referee:
         for fd in fds:
             transport.os.close(fd)
         return {}
+
+    def _out_of_memory(self, slot: str) -> str:
+        """Why a slot's device buffers could not be made, with the device's own numbers."""
+        free, total = torch.cuda.mem_get_info(self.device)
+        held = torch.cuda.memory_reserved(self.device)
+        gib = 2**30
+        return (f"out of GPU memory: the {slot}'s shared buffers need "
+                f"{sum(self._sizes) / gib:.2f} GiB ({self._sizes[0] / gib:.2f} GiB of inputs, "
+                f"{self._sizes[1] / gib:.2f} GiB of outputs) and the device has {free / gib:.2f} "
+                f"GiB free of {total / gib:.2f} GiB; the reference worker holds "
+                f"{held / gib:.2f} GiB (the inputs and expected outputs) plus "
+                f"{len(self.slots)} other slot(s) of {sum(self._sizes) / gib:.2f} GiB, and each "
+                f"timed worker its own outputs and workspace")
 
     def stage(self, msg: dict[str, Any], fds: list[int]) -> dict[str, Any]:
         """This call's inputs into a slot's shared buffer, its output buffer poisoned (NaN;

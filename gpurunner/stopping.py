@@ -11,6 +11,7 @@ from gpurunner.report import Verdict
 from gpurunner.sandbox import Worker
 
 STOPPED_REASON = "not evaluated: the evaluation was stopped (the search was cancelled)"
+OUT_OF_TIME_REASON = "not evaluated: the search's time budget ran out while this batch ran"
 
 
 class Stop:
@@ -21,18 +22,29 @@ class Stop:
         self._lock = threading.Lock()
         self._running: set[Worker] = set()
         self._killed: set[int] = set()  # ids of the workers killed while they ran
+        self.reason = STOPPED_REASON  # what the candidates it kept from a verdict are told
 
     def is_set(self) -> bool:
         return self._event.is_set()
 
-    def set(self) -> None:
+    def set(self, reason: str = STOPPED_REASON) -> None:
         """Stop: kill every worker running now; later candidates are not started."""
         with self._lock:
+            if not self._event.is_set():
+                self.reason = reason
             self._event.set()
             running = list(self._running)
             self._killed.update(id(w) for w in running)
         for worker in running:
             worker._signal_all()  # the worker's own kill: process group (and sandbox uid)
+
+    def after(self, seconds: float) -> Callable[[], None]:
+        """Stop once `seconds` have passed (a search's time budget); returns the call that
+        disarms it."""
+        timer = threading.Timer(max(0.0, seconds), self.set, kwargs={"reason": OUT_OF_TIME_REASON})
+        timer.daemon = True
+        timer.start()
+        return timer.cancel
 
     def watch(self, worker: Worker) -> Callable[[], None]:
         """Kill `worker` if the batch is stopped while it runs; returns the call that stops
@@ -61,6 +73,6 @@ def watch(stop: Stop | None, worker: Worker) -> Callable[[], None]:
     return stop.watch(worker) if stop is not None else (lambda: None)
 
 
-def stopped_verdict(device: str) -> Verdict:
+def stopped_verdict(device: str, reason: str = STOPPED_REASON) -> Verdict:
     """The verdict of a candidate the stop kept from being evaluated."""
-    return Verdict(verdict="runtime_error", reason=STOPPED_REASON, device=device, error=STOPPED_REASON)
+    return Verdict(verdict="runtime_error", reason=reason, device=device, error=reason)

@@ -180,6 +180,17 @@ def _require(size: int, specs: list[TensorSpec]) -> None:
         raise ValueError(f"shared segment of {size} bytes, {need} needed")
 
 
+def error_text(exc: BaseException) -> str:
+    """A handler's failure for the parent: device memory named as such, with torch's numbers
+    (requested, total, free, held) and without its allocator advice."""
+    text = str(exc)
+    if type(exc).__name__ == "OutOfMemoryError":  # torch.OutOfMemoryError, without importing torch
+        return "out of GPU memory: " + text.split(" Of the allocated memory")[0]
+    if isinstance(exc, MemoryError) and text.startswith("out of GPU memory"):
+        return text  # the reference worker's own account of its shared buffers
+    return f"{type(exc).__name__}: {text}"
+
+
 def serve(channel: Channel, handlers: dict[str, Any]) -> None:
     """A worker's command loop: each `{"cmd": name, ...}` gets `handlers[name](msg, fds)`'s
     dict back as `{"reply": name, "ok": True, ...}` (a handler returning `(dict, fds)` sends
@@ -200,7 +211,7 @@ def serve(channel: Channel, handlers: dict[str, Any]) -> None:
             if isinstance(out, tuple):  # (reply, fds to send with it)
                 out, send_fds = out
         except Exception as exc:  # noqa: BLE001 - reported to the parent, which decides
-            out = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:2000],
+            out = {"ok": False, "error": error_text(exc)[:2000],
                    "traceback": traceback.format_exc()[-4000:]}
         channel.send({"reply": cmd, "ok": True, **out}, send_fds)
         for fd in send_fds:

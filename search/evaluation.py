@@ -36,20 +36,37 @@ def timeout_verdict(reason: str, device: str) -> dict[str, Any]:
     return {"verdict": "timeout", "reason": reason, "checks": [], "device": device, "error": reason}
 
 
-def stopped(device: str) -> dict[str, Any]:
-    """The verdict of a candidate a cancel kept from being evaluated."""
-    from gpurunner.stopping import stopped_verdict
+def stopped(device: str, stop: Any = None) -> dict[str, Any]:
+    """The verdict of a candidate a cancel (or the time budget) kept from being evaluated."""
+    from gpurunner.stopping import STOPPED_REASON, stopped_verdict
 
-    return stopped_verdict(device).to_dict()
+    return stopped_verdict(device, getattr(stop, "reason", STOPPED_REASON)).to_dict()
 
 
 def remote_evaluator(reference: str, sources: list[str], config: SearchConfig,
                      wait_s: float | None = None, stop: Any = None,
-                     on_stage: StageCallback | None = None) -> list[dict[str, Any]]:
+                     on_stage: StageCallback | None = None,
+                     time_left_s: float | None = None) -> list[dict[str, Any]]:
     """Enqueue one GPU job per candidate and gather their verdicts, in the sources' order;
     `on_stage` hears each candidate's stages as the GPU hosts report them (read from Redis
-    about once a second) and each verdict as it is gathered. Once `stop` is set, the jobs not
-    yet answered are revoked."""
+    about once a second) and each verdict as it is gathered. Once `stop` is set, or
+    `time_left_s` (the search's remaining time budget) has passed, the jobs not yet answered
+    are revoked."""
+    from gpurunner.stopping import Stop
+
+    disarm = None
+    if time_left_s is not None:
+        stop = stop or Stop()
+        disarm = stop.after(time_left_s)
+    try:
+        return _gather_remote(reference, sources, config, wait_s, stop, on_stage)
+    finally:
+        if disarm is not None:
+            disarm()
+
+
+def _gather_remote(reference: str, sources: list[str], config: SearchConfig, wait_s: float | None,
+                   stop: Any, on_stage: StageCallback | None) -> list[dict[str, Any]]:
     from huey.exceptions import HueyException, TaskException
 
     from search.gpu_queue import evaluate_candidate, stage_prefix
@@ -63,7 +80,7 @@ def remote_evaluator(reference: str, sources: list[str], config: SearchConfig,
     for index, result in enumerate(results):
         if not _wait(result, limit, stop, stages.poll):
             result.revoke()
-            verdicts.append(stopped(config.device))
+            verdicts.append(stopped(config.device, stop))
         else:
             try:
                 verdicts.append(result.get(blocking=True, timeout=1.0))
@@ -129,17 +146,18 @@ def _wait(result: Any, limit: float, stop: Any, poll: Any) -> bool:
 
 def local_evaluator(reference: str, sources: list[str], config: SearchConfig,
                     stop: Any = None, on_stage: StageCallback | None = None,
-                    ) -> list[dict[str, Any]]:
+                    time_left_s: float | None = None) -> list[dict[str, Any]]:
     """Evaluate on this machine through gpurunner's process pool (the embedded default), with
-    the deployment's cache directory and worker count; `stop` interrupts the batch; stages
-    reported as they happen."""
+    the deployment's cache directory and worker count; `stop` interrupts the batch, and so
+    does the end of `time_left_s` (the search's remaining time budget); stages reported as
+    they happen."""
     import gpurunner
     from search.engine.runner_evaluator import stage_callback
 
     options = gpurunner.EvalOptions(**eval_options(config))
     verdicts = gpurunner.evaluate_batch(reference, list(sources), options,
                                         workers=settings.RUNNER_WORKERS, stop=stop,
-                                        on_stage=stage_callback(on_stage))
+                                        on_stage=stage_callback(on_stage), time_left_s=time_left_s)
     return [v.to_dict() for v in verdicts]
 
 

@@ -29,10 +29,12 @@ def stage_callback(on_stage: StageCallback | None) -> Callable[[int, str, Any], 
 
 
 def runner_evaluator(reference: str, sources: list[str], config: SearchConfig,
-                     on_stage: StageCallback | None = None) -> list[dict[str, Any]]:
-    """Evaluate all candidates of a batch with gpurunner.evaluate_batch; Verdict dicts in order."""
+                     on_stage: StageCallback | None = None,
+                     time_left_s: float | None = None) -> list[dict[str, Any]]:
+    """Evaluate all candidates of a batch with gpurunner.evaluate_batch; Verdict dicts in order
+    (the batch stops after `time_left_s`, the search's remaining time budget)."""
     import gpurunner  # imported late: it imports torch, which the web process may not need yet
 
     verdicts = gpurunner.evaluate_batch(reference, list(sources), eval_options(config),
-                                        on_stage=stage_callback(on_stage))
+                                        on_stage=stage_callback(on_stage), time_left_s=time_left_s)
     return [v.to_dict() for v in verdicts]

@@ -52,13 +52,14 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def accepts_on_stage(evaluator: Any) -> bool:
-    """Whether an evaluator takes an `on_stage` callback (the runner's do; simple fakes not)."""
+def accepts(evaluator: Any, keyword: str) -> bool:
+    """Whether an evaluator takes `keyword` (the runner's take `on_stage` and `time_left_s`;
+    simple fakes not)."""
     try:
         params = inspect.signature(evaluator).parameters
     except (TypeError, ValueError):
         return False
-    return "on_stage" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+    return keyword in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
 def _proposer_error(exc: BaseException) -> str:
@@ -331,12 +332,14 @@ class SearchRun:
                 self.update(node)
 
         sources = [n.source for n in pending]
+        extra: dict[str, Any] = {}
+        if accepts(self.evaluator, "on_stage"):
+            extra["on_stage"] = on_stage
+        if self.config.max_wall_s is not None and accepts(self.evaluator, "time_left_s"):
+            # The batch stops when the budget does, not after its slowest candidate.
+            extra["time_left_s"] = max(0.0, self.config.max_wall_s - self.elapsed())
         try:
-            if accepts_on_stage(self.evaluator):
-                verdicts = list(self.evaluator(self.reference, sources, self.config,
-                                               on_stage=on_stage))
-            else:
-                verdicts = list(self.evaluator(self.reference, sources, self.config))
+            verdicts = list(self.evaluator(self.reference, sources, self.config, **extra))
         except Exception as exc:  # the runner failing must not crash the search
             verdicts = []
             error = _error_text(exc)
