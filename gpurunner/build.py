@@ -104,12 +104,14 @@ def _copy(src: Path, dst: Path) -> tuple[str, int]:
     return digest.hexdigest(), st.st_mtime_ns
 
 
-def store_build(built: Path, entry: Path) -> bool:
+def store_build(built: Path, entry: Path, require_library: bool = True) -> bool:
     """Move a sandbox's finished build into the runner's cache: files copied by the runner
     into folders only it can write (0755, owned by it), each file's sha256 recorded.
-    Returns False when there was nothing to store."""
+    Returns False when there was nothing to store (no shared library, if one is required)."""
+    if not built.is_dir():
+        return False
     files = _regular_files(built)
-    if not any(p.suffix == ".so" for p in files):
+    if not files or (require_library and not any(p.suffix == ".so" for p in files)):
         return False
     if sum(os.lstat(p).st_size for p in files) > MAX_BUILD_BYTES:
         return False

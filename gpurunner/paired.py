@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import signal
 import time
 from collections.abc import Callable
@@ -26,11 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpurunner import transport
+from gpurunner import build, transport
 from gpurunner.facts import CandidateFacts, number
 from gpurunner.problem import Problem
 from gpurunner.report import EvalOptions
-from gpurunner.sandbox import Worker, WorkerResult, describe_exit
+from gpurunner.sandbox import INDUCTOR_FOLDER, Worker, WorkerResult, describe_exit
 from gpurunner.timing import paired_ratio
 
 _clock = time.perf_counter  # this process's clock; no candidate code ever runs here
@@ -208,10 +209,16 @@ def open_referee(problem: Problem, options: EvalOptions, limit_s: float,
         for kind, tail in kinds:
             base = Peer(new(), f"{kind} baseline")
             try:
+                if kind == "compiled":
+                    compiled = build.cache_entry(problem.cache_dir, problem.source + tail,
+                                                 options.device)
+                    _restore_compiled(compiled, base.worker)
                 _start_timed(ref, base, "baseline", problem.source + tail, problem.source,
                              options, {}, deadline, limit)
                 ref.floor_ms = min(ref.floor_ms, base.floor_ms)
                 _warm(ref, base, "baseline", deadline, limit)
+                if kind == "compiled":
+                    _keep_compiled(compiled, base.worker)
             except RunFailure as fail:
                 base.worker.close()
                 if kind == "eager":
@@ -227,6 +234,28 @@ def open_referee(problem: Problem, options: EvalOptions, limit_s: float,
         else:
             worker.close()
         raise
+
+
+def _restore_compiled(entry: Path, worker: Worker) -> None:
+    """Put the reference's torch.compile artefacts, kept from an earlier batch, where the
+    compiled baseline's Inductor looks (its cache folder): the compile at its first call then
+    loads them instead of generating and building its kernels again. Only the artefacts are
+    reused; the baseline is timed anew with every candidate."""
+    if not build.has_build(entry):
+        return
+    folder = worker.workdir / INDUCTOR_FOLDER
+    try:
+        build.restore_build(entry, folder, worker.uid)
+    except build.BuildMismatch:  # dropped: this baseline compiles anew and a fresh copy is kept
+        shutil.rmtree(folder, ignore_errors=True)  # with whatever was copied before the check
+
+
+def _keep_compiled(entry: Path, worker: Worker) -> None:
+    """After the compiled baseline's first call, the runner keeps its Inductor artefacts,
+    copied into the build cache like a candidate's build (keyed by the baseline's source:
+    only the same reference gets them back)."""
+    if not build.has_build(entry):
+        build.store_build(worker.workdir / INDUCTOR_FOLDER, entry, require_library=False)
 
 
 def _start_timed(ref: Referee, peer: Peer, slot: str, source: str, reference: str,

@@ -139,6 +139,7 @@ def _read_private(path: Path) -> str | None:
 
 
 EXT_IN_SANDBOX = "/ext"  # TORCH_EXTENSIONS_DIR inside a contained worker
+INDUCTOR_FOLDER = ".inductor"  # torch.compile's cache (TORCHINDUCTOR_CACHE_DIR) in a worker's folder
 
 
 def pid_namespace_for(device: str) -> bool:
@@ -213,7 +214,7 @@ class Worker:
         env["USER"] = env["LOGNAME"] = "gpurunner"  # sandbox ids have no passwd entry
         env["TMPDIR"] = str(self.workdir)
         env["TRITON_CACHE_DIR"] = str(self.workdir / ".triton")
-        env["TORCHINDUCTOR_CACHE_DIR"] = str(self.workdir / ".inductor")
+        env["TORCHINDUCTOR_CACHE_DIR"] = str(self.workdir / INDUCTOR_FOLDER)
         if device == "cpu":
             env["CUDA_VISIBLE_DEVICES"] = ""
         env.update(extra_env or {})
