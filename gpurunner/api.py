@@ -26,7 +26,7 @@ from gpurunner.judge import judge_failure, judge_run
 from gpurunner.problem import Problem
 from gpurunner.report import EvalOptions, ReferenceReport, Verdict
 from gpurunner.sandbox import Worker, WorkerResult, describe_exit, name_disk_full
-from gpurunner.stopping import Stop, stopped_verdict, watch
+from gpurunner.stopping import Stop, stopped_verdict, watch, within
 
 REFERENCE_RUN_S = 900.0  # validation, or starting the reference worker and its torch.compile
 SPARE_WORKERS = 4  # workers importing torch ahead of the candidates that will need them
@@ -263,15 +263,8 @@ def evaluate_batch(reference: str, candidates: list[str], options: EvalOptions |
     `time_left_s` (a search's remaining time budget) stops the batch like `stop` once it has
     passed: what was not judged by then says the budget ran out.
     """
-    disarm = None
-    if time_left_s is not None:
-        stop = stop or Stop()
-        disarm = stop.after(time_left_s)
-    try:
+    with within(time_left_s, stop) as stop:
         return _evaluate_batch(reference, candidates, options, workers, stop, on_stage)
-    finally:
-        if disarm is not None:
-            disarm()
 
 
 def _evaluate_batch(reference: str, candidates: list[str], options: EvalOptions | None,

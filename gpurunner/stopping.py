@@ -5,7 +5,8 @@ after its last candidate. Set from any thread (the caller's cancel watcher)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from gpurunner.report import Verdict
 from gpurunner.sandbox import Worker
@@ -71,6 +72,21 @@ class Stop:
 def watch(stop: Stop | None, worker: Worker) -> Callable[[], None]:
     """`stop.watch(worker)`, or nothing to undo without a stop."""
     return stop.watch(worker) if stop is not None else (lambda: None)
+
+
+@contextmanager
+def within(time_left_s: float | None, stop: Stop | None = None) -> Iterator[Stop | None]:
+    """`stop` (a new one if there is none) set once `time_left_s` has passed, a search's
+    remaining time budget, and disarmed on leaving; `stop` unchanged without a budget."""
+    if time_left_s is None:
+        yield stop
+        return
+    stop = stop or Stop()
+    disarm = stop.after(time_left_s)
+    try:
+        yield stop
+    finally:
+        disarm()
 
 
 def stopped_verdict(device: str, reason: str = STOPPED_REASON) -> Verdict:

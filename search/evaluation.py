@@ -52,17 +52,10 @@ def remote_evaluator(reference: str, sources: list[str], config: SearchConfig,
     about once a second) and each verdict as it is gathered. Once `stop` is set, or
     `time_left_s` (the search's remaining time budget) has passed, the jobs not yet answered
     are revoked."""
-    from gpurunner.stopping import Stop
+    from gpurunner.stopping import within
 
-    disarm = None
-    if time_left_s is not None:
-        stop = stop or Stop()
-        disarm = stop.after(time_left_s)
-    try:
+    with within(time_left_s, stop) as stop:
         return _gather_remote(reference, sources, config, wait_s, stop, on_stage)
-    finally:
-        if disarm is not None:
-            disarm()
 
 
 def _gather_remote(reference: str, sources: list[str], config: SearchConfig, wait_s: float | None,
