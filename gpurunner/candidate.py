@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from gpurunner import inputs as inp
-from gpurunner import integrity, pch, transport
+from gpurunner import integrity, kernel_resources, ncu, pch, transport
 from gpurunner.build import format_compile_error, is_build_error
 from gpurunner.load import (
     SourceError,
@@ -95,6 +95,8 @@ class Candidate:
             importlib.import_module("torch._dynamo")
         self.snapshot = integrity.Snapshot()
         patch_cpp_extension()
+        if self.cuda:
+            kernel_resources.record_nvrtc_kernels()
         self.snapshot.functions = integrity._watched()  # the patched load_inline is not watched
 
     def ping(self, msg: dict[str, Any], fds: list[int]) -> dict[str, Any]:
@@ -186,7 +188,15 @@ class Candidate:
             out["dtypes_produced"] = []
         if self.job.get("policy") == "custom-kernels" or self.job.get("profile"):
             out["profile"] = integrity.profile_ops(once, self.device)
+        if self.cuda:
+            out["kernels"] = kernel_resources.collect(
+                [Path(os.environ[name]) for name in ("TORCH_EXTENSIONS_DIR", "TRITON_CACHE_DIR")
+                 if os.environ.get(name)])
         return out
+
+    def counters(self, msg: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+        """Nsight Compute's counters for one call, made by a child of this sandbox."""
+        return ncu.profile(self.workdir, self.device)
 
 
 def _output_problem(outputs: list[Any], buffers: list[torch.Tensor]) -> tuple[str, str] | None:
@@ -211,7 +221,7 @@ def run_candidate_job(job: dict[str, Any], workdir: Path, channel: transport.Cha
     """Serve the parent's commands until it says `exit`."""
     cand = Candidate(job, workdir, applied)
     handlers = {name: getattr(cand, name) for name in (
-        "ping", "load", "attach", "poison", "go", "facts")}
+        "ping", "load", "attach", "poison", "go", "facts", "counters")}
     transport.serve(channel, handlers)
     return {"ok": True}
 

@@ -15,6 +15,7 @@ import json
 import sys
 from pathlib import Path
 
+from gpurunner.kernel_resources import describe
 from gpurunner.report import EvalOptions, ReferenceReport, Verdict
 
 
@@ -42,6 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--policy", choices=["any", "custom-kernels"], default=d.policy)
     e.add_argument("--no-compile-baseline", action="store_true",
                    help="skip timing the reference under torch.compile (its fields are null)")
+    e.add_argument("--counters", action="store_true",
+                   help="on CUDA, also profile one call under Nsight Compute (where installed)")
     e.add_argument("--cache-dir", default=None)
     e.add_argument("--json", action="store_true")
     return p
@@ -87,6 +90,9 @@ def _verdict_text(v: Verdict) -> str:
              f"rel err {_fmt(v.rel_err)}  compile {_fmt(v.compile_s, ' s', 3)}"]
     for c in v.checks:
         lines.append(f"  [{'pass' if c.passed else 'FAIL'}] {c.name}: {c.detail}")
+    lines.extend(f"  kernel {describe(row)}" for row in v.kernels or [])
+    if v.kernels_note:
+        lines.append(f"  no Nsight Compute counters: {v.kernels_note}")
     if v.verdict != "correct" and (v.compile_log or v.error):
         lines.append((v.compile_log or v.error).rstrip()[-3000:])
     return "\n".join(lines)
@@ -110,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     options = EvalOptions(device=args.device, trials=args.trials, atol=args.atol, rtol=args.rtol,
                           timeout_s=args.timeout, compile_timeout_s=args.compile_timeout,
                           policy=args.policy, compile_baseline=not args.no_compile_baseline,
-                          cache_dir=args.cache_dir)
+                          counters=args.counters, cache_dir=args.cache_dir)
     verdict = gpurunner.evaluate(args.reference.read_text(), args.candidate.read_text(), options)
     print(json.dumps(verdict.to_dict(), indent=2) if args.json else _verdict_text(verdict))
     return 0

@@ -53,6 +53,33 @@ def _profile(value: Any) -> dict[str, Any] | None:
     return out
 
 
+_KERNEL_NUMBERS = {  # field -> its plausible range
+    "registers": (0, 255), "local_bytes": (0, 1 << 30), "shared_bytes": (0, 1 << 30),
+    "launches": (0, 1e6), "duration_us": (0, 3.6e9), "dram_pct": (0, 1000), "sm_pct": (0, 1000),
+    "occupancy_pct": (0, 1000), "theoretical_occupancy_pct": (0, 1000)}
+
+
+def kernel_rows(value: Any, limit: int = 64) -> list[dict[str, Any]]:
+    """Per-kernel figures (gpurunner.kernel_resources, gpurunner.ncu): a name and numbers in
+    range; anything else in a row is dropped."""
+    if not isinstance(value, list):
+        return []
+    rows = []
+    for item in value[:limit]:
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            continue
+        row: dict[str, Any] = {"name": item["name"][:300]}
+        for key, (low, high) in _KERNEL_NUMBERS.items():
+            x = number(item.get(key), low, high)
+            if x is not None:
+                row[key] = int(x) if key in ("registers", "local_bytes", "shared_bytes",
+                                             "launches") else x
+        if item.get("from") in ("cuobjdump", "driver"):
+            row["from"] = item["from"]
+        rows.append(row)
+    return rows
+
+
 @dataclass
 class CandidateFacts:
     """What the candidate's worker says about its own process after the run.
@@ -70,6 +97,9 @@ class CandidateFacts:
     precision_flags_before: dict[str, bool | str] = field(default_factory=dict)
     dtypes_produced: list[str] = field(default_factory=list)
     profile: dict[str, Any] | None = None
+    kernels: list[dict[str, Any]] = field(default_factory=list)  # registers, local memory
+    counters: list[dict[str, Any]] = field(default_factory=list)  # Nsight Compute, per kernel
+    counters_error: str = ""  # why there are no counters, where they were asked for
     sandbox: dict[str, Any] = field(default_factory=dict)
     malformed: list[str] = field(default_factory=list)  # fields that arrived unusable
 
@@ -89,11 +119,13 @@ class CandidateFacts:
             precision_flags_before=_flags(msg.get("precision_flags_before")),
             dtypes_produced=_strings(msg.get("dtypes_produced")),
             profile=_profile(msg.get("profile")),
+            kernels=kernel_rows(msg.get("kernels")),
             sandbox={k: v for k, v in (msg.get("sandbox") or {}).items()
                      if isinstance(v, bool | int | str | list)}
             if isinstance(msg.get("sandbox"), dict) else {},
         )
         expected = {"tampered": list, "threads": list, "children": list, "dtypes_produced": list,
+                    "kernels": list,
                     "precision_flags": dict, "precision_flags_before": dict}
         facts.malformed = [k for k, t in expected.items()
                            if k in msg and not isinstance(msg[k], t)]

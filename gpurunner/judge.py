@@ -99,7 +99,29 @@ def judge_run(run: CandidateRun, ref: Referee, problem: Problem, options: EvalOp
     rel = merged.rel_err if merged.rel_err != float("inf") else None
     return Verdict(verdict=verdict, reason=reason[:500], checks=all_checks, max_abs_err=max_abs,
                    rel_err=rel, precision=precision, compile_s=run.load_s + run.first_call_s,
-                   profile=_time_by_operator(run.facts.profile), **numbers, **base)
+                   profile=_time_by_operator(run.facts.profile),
+                   kernels=kernel_figures(run.facts.kernels, run.facts.counters) or None,
+                   kernels_note=run.facts.counters_error, **numbers, **base)
+
+
+def _kernel_key(name: str) -> str:
+    """A kernel's name without return type and parameters: cu++filt and Nsight Compute
+    write `void f<float>(float *, int)` for what the driver calls `f<float>`."""
+    name = name.removeprefix("void ").strip()
+    return name.split("(", 1)[0].strip()
+
+
+def kernel_figures(resources: list[dict[str, Any]], counters: list[dict[str, Any]],
+                   top: int = 16) -> list[dict[str, Any]]:
+    """One row per kernel: the compiled code's figures joined with Nsight Compute's counters
+    by name; the kernels that took the most time under ncu first, then the rest."""
+    rows: dict[str, dict[str, Any]] = {}
+    for counted in counters:
+        rows.setdefault(_kernel_key(counted["name"]), {}).update(counted)
+    for res in resources:
+        row = rows.setdefault(_kernel_key(res["name"]), {"name": res["name"]})
+        row.update({k: v for k, v in res.items() if k != "name" and k not in row})
+    return sorted(rows.values(), key=lambda r: -(r.get("duration_us") or 0.0))[:top]
 
 
 def _time_by_operator(profile: dict[str, Any] | None, top: int = 12) -> dict[str, Any] | None:

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpurunner import build, transport
-from gpurunner.facts import CandidateFacts, number
+from gpurunner import build, ncu, transport
+from gpurunner.facts import CandidateFacts, kernel_rows, number
 from gpurunner.problem import Problem
 from gpurunner.report import EvalOptions
 from gpurunner.sandbox import INDUCTOR_FOLDER, Worker, WorkerResult, describe_exit
@@ -364,7 +364,26 @@ def run_candidate(ref: Referee, worker: Worker, source: str, reference: str,
     cand.stage = "reporting its facts"
     facts = _ok(cand.call("facts", deadline, run_limit), cand)
     run.facts = CandidateFacts.from_message(facts)
+    checked = run.trials + run.timed_failures
+    if options.counters and options.device.startswith("cuda") and not run.timed_failures and all(
+            isinstance(c, dict) and c.get("passed") for t in checked for c in t["checks"]):
+        _hardware_counters(cand, run.facts)  # only a kernel worth seeding is worth profiling
     return run
+
+
+def _hardware_counters(cand: Peer, facts: CandidateFacts) -> None:
+    """Nsight Compute's counters for one call (gpurunner.ncu), under a limit of their own:
+    the candidate is already judged by now, so a failure here only leaves its reason."""
+    cand.stage = "profiling one call under Nsight Compute"
+    limit = f"{ncu.TIMEOUT_S + 30:.0f} s profiling limit"
+    try:
+        reply = cand.call("counters", time.monotonic() + ncu.TIMEOUT_S + 30, limit)
+    except RunFailure as failure:
+        facts.counters_error = failure.reason[:300]
+        return
+    facts.counters = kernel_rows(reply.get("kernels"))
+    if not facts.counters:
+        facts.counters_error = str(reply.get("error") or "no kernel was profiled")[:300]
 
 
 def _attach(ref: Referee, peer: Peer, slot: str, deadline: float, limit: str) -> None:

@@ -97,6 +97,12 @@ class Verdict:
     # Where one call's time went, per operator or kernel (us), as the candidate's own process
     # measured it under torch.profiler: context for the next prompt, never a verdict's fact.
     profile: dict[str, Any] | None = None
+    # Each GPU kernel of the candidate: registers per thread, local memory per thread (spills,
+    # local arrays) and static shared memory from its compiled code, and with `counters`
+    # Nsight Compute's figures for one call (gpurunner.kernel_resources, gpurunner.ncu).
+    # Advisory, like `profile`.
+    kernels: list[dict[str, Any]] | None = None
+    kernels_note: str = ""  # why a kernel's counters are missing, where they were asked for
 
     @property
     def is_correct(self) -> bool:
@@ -129,6 +135,8 @@ class EvalOptions:
     policy: str = "any"  # "any" or "custom-kernels"
     compile_baseline: bool = True  # also time the reference under torch.compile, paired
     profile: bool = False  # profile one call of each candidate (Verdict.profile)
+    # On CUDA, also profile one call under Nsight Compute where it is installed (Verdict.kernels).
+    counters: bool = False
     cache_dir: str | None = None  # build and baseline cache; default under ~/.cache/kernelweb
 
     def to_dict(self) -> dict[str, Any]:

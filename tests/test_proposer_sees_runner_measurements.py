@@ -39,3 +39,31 @@ def test_a_seeds_time_per_operator_comes_from_the_runners_profile(runner_options
                               source=candidate_source("softmax_torch_rewrite")), verdict.to_dict())
     line = next(ln for ln in render_seeds([seed]).splitlines() if ln.startswith("Time per operator"))
     assert re.search(r"aten::\w+ [\d.]+ us \(\d+%\)", line), line
+
+
+def test_a_search_asks_the_runner_for_hardware_counters():
+    assert eval_options(SearchConfig(device="cuda")).counters is True
+
+
+def test_a_seeds_kernels_show_their_registers_spills_and_counters():
+    kernels = [{"name": "add", "registers": 56, "local_bytes": 0, "launches": 1,
+                "duration_us": 43.4, "dram_pct": 77.7, "sm_pct": 5.8, "occupancy_pct": 47.5,
+                "theoretical_occupancy_pct": 56.2},
+               {"name": "spilling(float *)", "registers": 24, "local_bytes": 560}]
+    seed = Node(kind="kernel", round=1, key="r1/ref/i0/k0", source="class ModelNew: ...",
+                verdict={"kernels": kernels}, status="correct")
+    text = render_seeds([seed])
+    block = text.split("Per kernel", 1)[1].split("```", 1)[0]
+    assert "Nsight Compute's counters for one call" in block
+    assert ("- `add`: 56 registers/thread, no local memory (no spills), 43.4 us under ncu, "
+            "DRAM throughput 77.7% of peak") in block
+    assert "- `spilling(float *)`: 24 registers/thread, 560 B local memory/thread" in block
+
+
+def test_a_seed_without_counters_says_why():
+    seed = Node(kind="kernel", round=1, key="r1/ref/i0/k0", source="class ModelNew: ...",
+                status="correct", verdict={"kernels": [{"name": "f", "registers": 8}],
+                                           "kernels_note": "Nsight Compute did not finish"})
+    text = render_seeds([seed])
+    assert "(registers and local memory as ptxas compiled them):" in text
+    assert "(no Nsight Compute counters: Nsight Compute did not finish)" in text

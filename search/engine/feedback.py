@@ -168,13 +168,34 @@ def render_profile(verdict: dict[str, Any], top: int = 8) -> str:
         f"{name} {us:.1f} us ({100 * us / total:.0f}%)" for name, us in ranked)
 
 
+def render_kernels(verdict: dict[str, Any], top: int = 8) -> str:
+    """Each GPU kernel's registers, local memory (spills) and shared memory from its compiled
+    code, with Nsight Compute's counters for one call where the runner had them."""
+    from gpurunner.kernel_resources import describe
+
+    rows = [r for r in verdict.get("kernels") or [] if isinstance(r, dict) and r.get("name")]
+    if not rows:
+        return ""
+    counted = any("duration_us" in r for r in rows)
+    head = ("Per kernel (registers and local memory as ptxas compiled them; Nsight Compute's "
+            "counters for one call, caches flushed and clocks at base):" if counted else
+            "Per kernel (registers and local memory as ptxas compiled them):")
+    lines = [head] + [f"- {describe(r)}" for r in rows[:top]]
+    if verdict.get("kernels_note"):
+        lines.append(f"(no Nsight Compute counters: {verdict['kernels_note']})")
+    return "\n".join(lines)
+
+
 def render_seeds(seeds: list[Node]) -> str:
-    """The seed kernels, each with its measurements, time breakdown and full source."""
+    """The seed kernels, each with its measurements, time breakdown, per-kernel figures and
+    full source."""
     blocks = []
     for i, seed in enumerate(seeds):
-        profile = render_profile(seed.verdict or {})
+        details = [text for text in (render_profile(seed.verdict or {}),
+                                     render_kernels(seed.verdict or {})) if text]
         blocks.append(f"### Seed {i + 1} ({seed.key}): {render_measurements(seed)}\n"
-                      + (f"{profile}\n" if profile else "") + f"```python\n{seed.source.strip()}\n```")
+                      + "".join(f"{text}\n" for text in details)
+                      + f"```python\n{seed.source.strip()}\n```")
     return "\n\n".join(blocks)
 
 

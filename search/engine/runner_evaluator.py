@@ -10,12 +10,14 @@ from search.engine.types import SearchConfig, StageCallback
 
 def eval_options(config: SearchConfig) -> Any:
     """The runner's EvalOptions for a search's settings (tolerance is both atol and rtol;
-    each kernel's profile goes to the proposer's next prompt)."""
+    each kernel's profile, and on a GPU its registers and Nsight Compute's counters, go to the
+    proposer's next prompt)."""
     from gpurunner import EvalOptions
 
     return EvalOptions(device=config.device, trials=config.trials, atol=config.tolerance,
                        rtol=config.tolerance, timeout_s=config.timeout_s, policy=config.policy,
-                       compile_baseline=config.compile_baseline, profile=True)
+                       compile_baseline=config.compile_baseline, profile=True,
+                       counters=True)
 
 
 def stage_callback(on_stage: StageCallback | None) -> Callable[[int, str, Any], None] | None:
