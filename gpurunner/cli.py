@@ -43,6 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--policy", choices=["any", "custom-kernels"], default=d.policy)
     e.add_argument("--no-compile-baseline", action="store_true",
                    help="skip timing the reference under torch.compile (its fields are null)")
+    e.add_argument("--profile", action="store_true",
+                   help="profile one call under torch.profiler (time per operator or kernel)")
     e.add_argument("--counters", action="store_true",
                    help="on CUDA, also profile one call under Nsight Compute (where installed)")
     e.add_argument("--cache-dir", default=None)
@@ -116,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     options = EvalOptions(device=args.device, trials=args.trials, atol=args.atol, rtol=args.rtol,
                           timeout_s=args.timeout, compile_timeout_s=args.compile_timeout,
                           policy=args.policy, compile_baseline=not args.no_compile_baseline,
-                          counters=args.counters, cache_dir=args.cache_dir)
+                          profile=args.profile, counters=args.counters, cache_dir=args.cache_dir)
     verdict = gpurunner.evaluate(args.reference.read_text(), args.candidate.read_text(), options)
     print(json.dumps(verdict.to_dict(), indent=2) if args.json else _verdict_text(verdict))
     return 0

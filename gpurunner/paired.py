@@ -208,8 +208,11 @@ def open_referee(problem: Problem, options: EvalOptions, limit_s: float,
             kinds.append(("compiled", COMPILED_SOURCE))
         for kind, tail in kinds:
             base = Peer(new(), f"{kind} baseline")
+            # On CUDA Inductor's artefacts name the folder of the worker that made them (the
+            # next sandbox got PermissionError on it, measured on an H100): kept on the CPU only.
+            keep = kind == "compiled" and options.device == "cpu"
             try:
-                if kind == "compiled":
+                if keep:
                     compiled = build.cache_entry(problem.cache_dir, problem.source + tail,
                                                  options.device)
                     _restore_compiled(compiled, base.worker)
@@ -217,7 +220,7 @@ def open_referee(problem: Problem, options: EvalOptions, limit_s: float,
                              options, {}, deadline, limit)
                 ref.floor_ms = min(ref.floor_ms, base.floor_ms)
                 _warm(ref, base, "baseline", deadline, limit)
-                if kind == "compiled":
+                if keep:
                     _keep_compiled(compiled, base.worker)
             except RunFailure as fail:
                 base.worker.close()
@@ -296,9 +299,11 @@ def _ok(reply: dict[str, Any], peer: Peer) -> dict[str, Any]:
                              line=reply.get("line"), check=reply.get("check"),
                              detail=str(reply.get("detail", ""))[:500],
                              compile_log=str(reply.get("compile_log", ""))[:20000])
+        # A baseline's failure carries its reason (the exception) apart from its traceback.
+        why = reply.get("reason") or reply.get("error") or "no reason given"
         raise RunFailure("runtime_error", f"the {peer.who} failed while {peer.stage}: "
-                         f"{str(reply.get('error', 'no reason given'))[:600]}",
-                         str(reply.get("traceback", ""))[:8000], peer.who)
+                         f"{str(why)[:600]}",
+                         str(reply.get("traceback") or reply.get("error") or "")[:8000], peer.who)
     return reply
 
 

@@ -1,5 +1,5 @@
-"""Elementwise add through a kernel that keeps 64 values in an array indexed at run time:
-registers cannot hold it, so it lives in local memory and its figures must show that."""
+"""Elementwise add through a kernel held to 24 registers per thread that keeps 64 values
+live at once: ptxas spills them to local memory, and the kernel's figures must show that."""
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
@@ -7,22 +7,24 @@ from torch.utils.cpp_extension import load_inline
 cuda_source = """
 #include <torch/extension.h>
 
-__global__ void add_through_local_array(const float* a, const float* b, float* out, int n) {
+__global__ void add_with_spills(const float* a, const float* b, float* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    float parts[64];
-    parts[0] = a[i];
-    for (int j = 1; j < 64; ++j) parts[j] = parts[j - 1] * 0.5f + b[i];
-    int k = i & 63;  // known only at run time
-    float zero = parts[k] - parts[k];  // not folded without fast math: the array must exist
-    out[i] = a[i] + b[i] + zero;
+    float live[64];
+    #pragma unroll
+    for (int j = 0; j < 64; ++j) live[j] = a[min(i + j, n - 1)] * (float)(j + 1);
+    float s = 0.0f;
+    #pragma unroll
+    for (int j = 0; j < 64; ++j) s += live[j] * live[63 - j];
+    // s keeps all 64 values live together; it never changes the sum.
+    out[i] = a[i] + b[i] + (s == 1.2345e37f ? 1.0f : 0.0f);
 }
 
 torch::Tensor add_spilling(torch::Tensor a, torch::Tensor b) {
     auto out = torch::empty_like(a);
     int n = a.numel();
-    add_through_local_array<<<(n + 255) / 256, 256>>>(a.data_ptr<float>(), b.data_ptr<float>(),
-                                                      out.data_ptr<float>(), n);
+    add_with_spills<<<(n + 255) / 256, 256>>>(a.data_ptr<float>(), b.data_ptr<float>(),
+                                              out.data_ptr<float>(), n);
     return out;
 }
 """

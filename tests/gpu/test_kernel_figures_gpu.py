@@ -58,7 +58,7 @@ def test_each_backend_reports_its_kernels_registers(verdicts, name, fragment, or
 def test_a_kernel_held_to_few_registers_shows_its_spills(verdicts):
     v = verdicts["gpu_add_spilling_load_inline"]
     assert v.verdict == "correct", (v.reason, v.error)
-    row = own_kernel(v, "add_through_local_array")
+    row = own_kernel(v, "add_with_spills")
     assert row["registers"] <= 24
     assert row["local_bytes"] > 0
 
