@@ -36,9 +36,11 @@ def test_round_one_shows_hardware_tolerance_floor_and_an_example_per_backend():
 def test_round_two_shows_the_times_to_beat_and_the_failure_as_the_model_reads_it():
     _, second = sample_prompts.contexts()
     text = templates.ideas_prompt(second, 4)
-    assert "time per call: eager PyTorch 0.0612 ms; torch.compile 0.0491 ms" in text
+    assert "time per call: eager PyTorch 0.6392 ms; torch.compile 0.8465 ms" in text
     assert "candidate.py line 28, in forward: x = x.view(-1, 64)" in text
-    assert "Time per operator in one call: layernorm_rows 31.8 us (93%)" in text
+    assert "Time per operator in one call: layernorm_rows 5.6 us (100%)" in text
+    assert "- `layernorm_rows`: 63 registers/thread, no local memory (no spills)" in text
+    assert "DRAM throughput 26% of peak" in text
     assert "/srv/" not in text and "gpurunner" not in text and "/var/lib" not in text
 
 

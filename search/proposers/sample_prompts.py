@@ -3,11 +3,13 @@ for docs/prompts/ (`python -m search.proposers.sample_prompts` rewrites them).
 
 The search is made up so that every part of a prompt shows: an H100 as gpurunner.hardware
 describes one, the reference's times, a kernel that failed at run time (its error as the model
-reads it), one that did not compile, and a correct seed with its per-operator profile.
+reads it), one that did not compile, and a correct seed whose verdict (times, per-operator
+profile, registers and Nsight Compute counters) was measured on an H100.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from search.engine.feedback import tried_ideas, unexplored_categories
@@ -16,6 +18,9 @@ from search.engine.verdicts import apply_verdict
 from search.proposers import templates
 
 ROOT = Path(__file__).resolve().parents[2]
+# TWO_PASS evaluated against examples/layernorm.py on an H100 (`python -m gpurunner evaluate
+# ... --device cuda --profile --counters --json`): a real verdict, with its kernels' figures.
+SEED_VERDICT = ROOT / "docs" / "prompts" / "seed_verdict_h100.json"
 REFERENCE = (ROOT / "examples" / "layernorm.py").read_text()
 
 H100 = {
@@ -88,7 +93,9 @@ def _kernel(key: str, node_id: int, parent: int, source: str, verdict: dict) -> 
 
 def round_two_tree() -> list[Node]:
     """Round 1 as it ended: a failed and a correct implementation of one idea, a build error."""
-    root = Node(kind="reference", round=0, id=1, key="ref", source=REFERENCE, status="correct", cand_ms=0.0612)
+    measured = json.loads(SEED_VERDICT.read_text())
+    root = Node(kind="reference", round=0, id=1, key="ref", source=REFERENCE, status="correct",
+                cand_ms=measured["ref_ms"])
     fuse = Node(kind="idea", round=1, id=2, parent_id=1, key="r1/ref/i0", category="memory",
                 idea="One Triton program per (64, 64) slab: load it once, compute mean and variance in "
                      "registers, write the normalized output once.")
@@ -99,10 +106,7 @@ def round_two_tree() -> list[Node]:
         "reason": "ModelNew raised RuntimeError: view size is not compatible with input tensor's size and stride "
                   "(at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead. "
                   "(line 28)"})
-    seed = _kernel("r1/ref/i0/k1", 4, 2, TWO_PASS, {
-        "verdict": "correct", "checks": [], "backend": "triton", "ref_ms": 0.0612, "compile_ref_ms": 0.0491,
-        "cand_ms": 0.0344, "speedup": 1.78, "speedup_vs_compile": 1.43, "max_abs_err": 9.5e-7, "rel_err": 2.1e-7,
-        "roofline_pct": 16.3, "profile": {"total_us": 34.1, "ops": {"layernorm_rows": 31.8, "aten::empty_like": 2.3}}})
+    seed = _kernel("r1/ref/i0/k1", 4, 2, TWO_PASS, json.loads(SEED_VERDICT.read_text()))
     broken = _kernel("r1/ref/i1/k0", 6, 5, "...", {
         "verdict": "compile_error", "checks": [], "backend": "cuda",
         "reason": "build failed: cuda_sources line 14: error: identifier \"__shfl_xor\" is undefined",
@@ -120,7 +124,7 @@ def contexts() -> tuple[ProposalContext, ProposalContext]:
                             tolerance=1e-2, policy="any", unexplored_categories=unexplored_categories([]))
     history = tried_ideas(tree)
     second = ProposalContext(reference=REFERENCE, reference_info=INFO | {"eager_ms": root.cand_ms,
-                             "compile_ms": 0.0491}, seeds=[seed], history=history, round=2, device="cuda",
+                             "compile_ms": seed.verdict["compile_ref_ms"]}, seeds=[seed], history=history, round=2, device="cuda",
                              tolerance=1e-2, policy="any", unexplored_categories=unexplored_categories(history))
     return first, second
 
@@ -130,7 +134,8 @@ def render() -> dict[str, str]:
     first, second = contexts()
     idea = Idea(round_two_tree()[1].idea, "memory")
     header = ("<!-- Rendered by `python -m search.proposers.sample_prompts` from the prompt templates in "
-              "search/proposers/prompts/; a made-up search on an H100. -->\n\n")
+              "search/proposers/prompts/; a made-up search on an H100 whose seed verdict was measured on one "
+              "(docs/prompts/seed_verdict_h100.json). -->\n\n")
     system = f"## System prompt\n\n{templates.system_prompt()}\n\n"
     return {
         "round1.md": header + "# Round 1\n\n" + system
