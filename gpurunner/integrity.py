@@ -7,6 +7,7 @@ that tampers with its own process still cannot write its own verdict.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -179,6 +180,12 @@ def dtypes_produced(call: Any) -> list[str]:
     seen: set[str] = set()
 
     class Watch(TorchDispatchMode):
+        @classmethod
+        def _should_skip_dynamo(cls) -> bool:
+            # Shielding the handler from Dynamo imports Dynamo, about a second in every
+            # worker; only compiled code needs the shield, and it imported Dynamo already.
+            return "torch._dynamo" in sys.modules
+
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
             out = func(*args, **(kwargs or {}))
             for t in out if isinstance(out, tuple | list) else [out]:
