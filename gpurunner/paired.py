@@ -347,6 +347,7 @@ def run_candidate(ref: Referee, worker: Worker, source: str, reference: str,
     run.load_s = cand.load_s
     run.sandbox = cand.sandbox or {}
     run.stages_s["start_worker"] = time.monotonic() - t_start - cand.load_s
+    run.stages_s["import"] = cand.load_s
     run.forward_line = loaded.get("forward_line") if isinstance(
         loaded.get("forward_line"), int) else None
     deadline = time.monotonic() + options.timeout_s
@@ -367,8 +368,10 @@ def run_candidate(ref: Referee, worker: Worker, source: str, reference: str,
     pair.time_all()
     run.stages_s["timing"] = time.monotonic() - t0
     cand.stage = "reporting its facts"
+    t0 = time.monotonic()
     facts = _ok(cand.call("facts", deadline, run_limit), cand)
     run.facts = CandidateFacts.from_message(facts)
+    run.stages_s["facts"] = time.monotonic() - t0
     checked = run.trials + run.timed_failures
     if options.counters and options.device.startswith("cuda") and not run.timed_failures and all(
             isinstance(c, dict) and c.get("passed") for t in checked for c in t["checks"]):
