@@ -12,6 +12,9 @@ from typing import Any
 VERDICTS = ("correct", "incorrect", "compile_error", "runtime_error", "timeout", "rejected")
 BACKENDS = ("cuda_cpp", "cpu_cpp", "nvrtc", "triton", "torch")
 
+# How the reason of a candidate a stop (cancel, time budget) kept from being judged begins:
+# such a verdict says nothing of the candidate, and a search does not count it as evaluated.
+NOT_EVALUATED = "not evaluated: "
 
 @dataclass
 class Check:

@@ -8,11 +8,11 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from gpurunner.report import Verdict
+from gpurunner.report import NOT_EVALUATED, Verdict
 from gpurunner.sandbox import Worker
 
-STOPPED_REASON = "not evaluated: the evaluation was stopped (the search was cancelled)"
-OUT_OF_TIME_REASON = "not evaluated: the search's time budget ran out while this batch ran"
+STOPPED_REASON = f"{NOT_EVALUATED}the evaluation was stopped (the search was cancelled)"
+OUT_OF_TIME_REASON = f"{NOT_EVALUATED}the search's time budget ran out while this batch ran"
 
 
 class Stop:

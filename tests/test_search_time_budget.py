@@ -1,6 +1,7 @@
 """A search's time budget ends the batch in flight: the candidate still running when the budget
-runs out is killed, the rest are not started, each says the budget ran out, and the search
-finishes for that reason instead of after its slowest candidate."""
+runs out is killed, the rest are not started, each says the budget ran out (not evaluated, not
+counted as evaluated), and the search finishes for that reason instead of after its slowest
+candidate."""
 
 from __future__ import annotations
 
@@ -46,3 +47,5 @@ def test_the_time_budget_stops_a_candidate_that_never_finishes(owner, local_runn
     kernels = list(Node.objects.filter(search=search, kind="kernel"))
     assert len(kernels) == 2  # round 2 never started
     assert all("time budget ran out" in k.error for k in kernels), [k.error for k in kernels]
+    # Not judged, so not counted as evaluated: the search evaluated nothing.
+    assert [k.status for k in kernels] == ["failed", "failed"] and search.candidates == 0

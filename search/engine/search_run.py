@@ -135,8 +135,10 @@ class SearchRun:
         return total
 
     def counts(self) -> tuple[int, int]:
-        """(kernels evaluated, kernels correct)."""
-        evaluated = [k for k in self.kernels() if k.verdict and k.status in FINAL_STATUSES]
+        """(kernels evaluated, kernels correct); a kernel a stop kept from being judged is
+        `failed` and not counted."""
+        evaluated = [k for k in self.kernels() if k.verdict and k.status in FINAL_STATUSES
+                     and k.status != NodeStatus.FAILED]
         return len(evaluated), sum(1 for k in evaluated if k.status == NodeStatus.CORRECT)
 
     def elapsed(self) -> float:

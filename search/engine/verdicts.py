@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from search.engine.statuses import PENDING_STATUSES
+from gpurunner.report import NOT_EVALUATED
+from search.engine.statuses import PENDING_STATUSES, NodeStatus
 from search.engine.types import KERNEL_STATUSES, Node
 
 # Statuses the evaluator can give; anything else the runner says is treated as a runtime error.
@@ -12,7 +13,10 @@ _EVALUATED = set(KERNEL_STATUSES) - {*PENDING_STATUSES, "failed"}
 
 
 def status_of(verdict: dict[str, Any]) -> str:
-    """The kernel status for a verdict string; unknown verdicts become `runtime_error`."""
+    """The kernel status for a verdict string; unknown verdicts become `runtime_error`, and a
+    candidate the runner was stopped before judging is `failed` (not evaluated)."""
+    if str(verdict.get("reason") or "").startswith(NOT_EVALUATED):
+        return NodeStatus.FAILED
     status = str(verdict.get("verdict", ""))
     return status if status in _EVALUATED else "runtime_error"
 
