@@ -43,3 +43,12 @@ def test_unrelated_noise_gives_a_wide_interval():
 def test_too_few_pairs_have_no_interval():
     _, low, high = paired_ratio([1.0, 1.0], [1.0, 1.0])
     assert low == 0.0 and high == float("inf")
+
+
+def test_a_call_near_the_channels_round_trip_is_never_a_plain_speedup(runner_options):
+    v = evaluate(reference_source("add_one_tiny"), candidate_source("add_one_tiny_same"),
+                 runner_options(compile_baseline=False))
+    assert v.verdict == "correct", v.reason
+    assert v.noisy is True  # identical code read 0.47x to 1.08x before this rule
+    timing = next(c for c in v.checks if c.name == "timing")
+    assert "within 10x the channel's own round trip" in timing.detail, timing.detail
