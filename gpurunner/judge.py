@@ -82,6 +82,7 @@ def judge_run(run: CandidateRun, ref: Referee, problem: Problem, options: EvalOp
             _data_dtype(report), max(options.atol, options.rtol)))
     all_checks.append(_timing_check(run, numbers))
     all_checks.append(_sandbox_check(run.sandbox))
+    all_checks.append(_group_check(run.strays))
     all_checks.append(_baseline_check(run, ref, options))
 
     wrong = [c for c in all_checks if not c.passed and c.name in checks.CORRECTNESS_CHECKS]
@@ -181,14 +182,14 @@ def _compute_precision(flags: dict[str, Any], report: dict[str, Any], label: str
     return roofline.compute_precision(_data_dtype(report), label, reduced)
 
 
-# A call shorter than this many of the channel's empty round trips measures the harness (wake-up,
-# two round trips, their jitter) about as much as the kernel: identical code on this project's
-# 2-core CPU read 0.47x to 1.08x at 0.1-0.2 ms a call.
-RESOLUTION_ROUND_TRIPS = 10
+# A call shorter than this many times the harness's own empty call (wake-up, two round trips,
+# their jitter; CandidateRun.null_ms) measures the harness about as much as the code: identical
+# code on this project's 2-core CPU read 0.47x to 1.08x at 0.1-0.2 ms a call.
+RESOLUTION_EMPTY_CALLS = 10
 
 
 def _at_resolution(run: CandidateRun, cand_ms: float, eager_ms: float) -> bool:
-    return run.floor_ms > 0 and min(cand_ms, eager_ms) < RESOLUTION_ROUND_TRIPS * run.floor_ms
+    return run.null_ms > 0 and min(cand_ms, eager_ms) < RESOLUTION_EMPTY_CALLS * run.null_ms
 
 
 def _timing_check(run: CandidateRun, numbers: dict[str, Any]) -> Check:
@@ -201,9 +202,9 @@ def _timing_check(run: CandidateRun, numbers: dict[str, Any]) -> Check:
               f"{numbers['speedup']:.3g}x, 95% interval {low:.3g}-{high:.3g}")
     if _at_resolution(run, numbers["cand_ms"], numbers["ref_ms"]):
         faster = min(numbers["cand_ms"], numbers["ref_ms"])
-        detail += (f": noisy, a call of {faster:.3g} ms is within {RESOLUTION_ROUND_TRIPS}x the "
-                   f"channel's own round trip ({run.floor_ms:.3f} ms), so the ratio measures the "
-                   "harness about as much as the code (a larger input measures the code)")
+        detail += (f": noisy, a call of {faster:.3g} ms is within {RESOLUTION_EMPTY_CALLS}x "
+                   f"the harness's own empty call ({run.null_ms:.3g} ms), so the ratio measures "
+                   "the harness about as much as the code (a larger input measures the code)")
     elif numbers["noisy"]:
         detail += ": noisy, the interval stayed wide (the machine is busy)"
     return Check("timing", True, detail)
@@ -287,6 +288,18 @@ def _baseline_check(run: CandidateRun, ref: Referee, options: EvalOptions) -> Ch
         parts.append("torch.compile baseline skipped")
     return Check("baselines", True, "; ".join(parts) + ", interleaved with the candidate's "
                  "calls on the same inputs, in a trusted process")
+
+
+def _group_check(strays: list[int]) -> Check:
+    """Established here, not by the candidate: whether a process of its sandbox left the
+    worker's process group. Such a process runs between a call's `done` and the moment the
+    runner finds it in /proc, so it could finish the work off the clock."""
+    if not strays:
+        return Check("stayed_in_group", True, "every process of the sandbox stayed in the "
+                                              "worker's process group")
+    return Check("stayed_in_group", False, f"{len(strays)} process(es) of the sandbox left the "
+                 "worker's process group (setsid or setpgid): found and paused at each stop, "
+                 "but running until found, off the clock")
 
 
 def _sandbox_check(applied: dict[str, Any]) -> Check:

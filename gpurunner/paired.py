@@ -21,6 +21,7 @@ import os
 import secrets
 import shutil
 import signal
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,6 +41,9 @@ MAX_BLOCKS = 3  # timed blocks, when the speedup's interval stays wide
 MIN_TIMED = 3  # fewer timed calls than this within the limit is a timeout
 # Two workers take turns: idle OpenMP threads must sleep, not spin on the other's cores.
 WORKER_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
+
+
+NULL_CALLS = 10  # empty calls that measure the harness's own time per call
 
 
 def timing_params(device: str) -> dict[str, Any]:
@@ -319,6 +323,7 @@ class CandidateRun:
     compiled_ms: list[float] = field(default_factory=list)
     cand_ms: list[float] = field(default_factory=list)
     floor_ms: float = 0.0
+    null_ms: float = 0.0  # the harness's own time for an empty call (see _Pair.null_call_ms)
     load_s: float = 0.0
     first_call_s: float = 0.0
     blocks: int = 0
@@ -327,6 +332,9 @@ class CandidateRun:
     forward_line: int | None = None
     stages_s: dict[str, float] = field(default_factory=dict)
     sandbox: dict[str, Any] = field(default_factory=dict)  # from `ready`, see Peer.sandbox
+    # Processes of the candidate's sandbox that left its process group, as this process found
+    # them in /proc while stopping it: until found, one runs outside the pause.
+    strays: list[int] = field(default_factory=list)
 
 
 def run_candidate(ref: Referee, worker: Worker, source: str, reference: str,
@@ -367,6 +375,7 @@ def run_candidate(ref: Referee, worker: Worker, source: str, reference: str,
         on_stage("timing")
     pair.time_all()
     run.stages_s["timing"] = time.monotonic() - t0
+    run.strays = sorted(worker.strays_seen)
     cand.stage = "reporting its facts"
     t0 = time.monotonic()
     facts = _ok(cand.call("facts", deadline, run_limit), cand)
@@ -495,13 +504,33 @@ class _Pair:
                 self.run.timed_failures.append(result)
         return times
 
+    def null_call_ms(self, calls: int = NULL_CALLS) -> float:
+        """The harness's own time for a call that does nothing: the candidate's worker
+        stopped, its inputs staged and its caches flushed, continued, then two empty round
+        trips timed like a `go`, floors taken off (median). A time not well above it measures
+        the wake-up and the channel more than the code."""
+        times = []
+        ref = self.ref.peer
+        for _ in range(calls):
+            _stop(self.cand.worker)
+            try:
+                _ok(ref.call("stage", self.deadline, self.limit, slot="candidate"), ref)
+            finally:
+                _continue(self.cand.worker)
+            t0 = _clock()
+            _ok(self.cand.call("ping", self.deadline, self.limit), self.cand)
+            _ok(self.cand.call("ping", self.deadline, self.limit), self.cand)
+            times.append(max((_clock() - t0) * 1e3 - 2 * self.run.floor_ms, 0.0))
+        return statistics.median(times)
+
     def time_all(self) -> None:
-        """Warm-up calls, then blocks of timed calls until the speedup's interval is narrow
-        enough (or MAX_BLOCKS blocks, or the run limit is near)."""
+        """Warm-up calls, the harness's empty-call time, then blocks of timed calls until the
+        speedup's interval is narrow enough (or MAX_BLOCKS blocks, or the run limit is near)."""
         kinds = ["eager", *self.ref.baselines.keys() - {"eager"}, "candidate"]
         self.cand.stage = "timing"
         for _ in range(int(self.params["warmup"])):
             self.one_call(None, kinds)
+        self.run.null_ms = self.null_call_ms()
         t0 = time.monotonic()
         per_call_ms = 0.0
         for block in range(MAX_BLOCKS):
@@ -544,6 +573,7 @@ def _stop(worker: Worker) -> None:
         except OSError:
             pass
     worker.strays = strays
+    worker.strays_seen.update(strays)
     pids = [worker.proc.pid, *_children(worker.proc.pid), *strays]
     end = time.monotonic() + 0.05
     while time.monotonic() < end and not all(_stopped(p) for p in pids):

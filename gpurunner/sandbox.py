@@ -195,6 +195,7 @@ class Worker:
         self.slot = UidSlot.acquire() if contained else None
         self.uid = self.slot.uid if self.slot else None
         self.strays: list[int] = []  # its uid's processes outside its group, last stop
+        self.strays_seen: set[int] = set()  # every such process any stop found (trusted)
         self.workdir, self._workdir_lock = _new_workdir()
         # C++/CUDA builds: a private folder, at one fixed path inside every sandbox so a
         # build copied from the cache is up to date for ninja (see build.restore_build).

@@ -78,9 +78,14 @@ def test_work_done_once_the_inputs_can_be_seen_is_inside_the_clock(forged):
     assert v.cand_ms >= SLEEP_MS, v.cand_ms
 
 
-def test_a_helper_that_left_the_process_group_is_paused_with_it(forged):
+def test_a_helper_that_left_the_process_group_is_found_and_the_candidate_refused(forged):
     v = forged["forge_escape_group"]  # its helper would write the right answer after `done`
-    assert v.verdict == "incorrect", v.reason
+    # Paused in time, its answers are missing (incorrect); found a few milliseconds late, its
+    # right answers are refused all the same, by a check the candidate's process cannot forge.
+    assert v.verdict in ("incorrect", "rejected"), v.reason
+    assert "stayed_in_group" in failed(v)
+    detail = next(c.detail for c in v.checks if c.name == "stayed_in_group")
+    assert "left the worker's process group" in detail
 
 
 def test_the_rest_of_the_batch_is_still_evaluated(forged):
