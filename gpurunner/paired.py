@@ -381,9 +381,8 @@ def run_candidate(ref: Referee, worker: Worker, source: str, reference: str,
     facts = _ok(cand.call("facts", deadline, run_limit), cand)
     run.facts = CandidateFacts.from_message(facts)
     run.stages_s["facts"] = time.monotonic() - t0
-    checked = run.trials + run.timed_failures
     if options.counters and options.device.startswith("cuda") and not run.timed_failures and all(
-            isinstance(c, dict) and c.get("passed") for t in checked for c in t["checks"]):
+            isinstance(c, dict) and c.get("passed") for t in run.trials for c in t["checks"]):
         _hardware_counters(cand, run.facts)  # only a kernel worth seeding is worth profiling
     return run
 
@@ -442,12 +441,24 @@ class _Pair:
         self.cuda = options.device.startswith("cuda")
         self.calls = 0
 
-    def _timed(self, peer: Peer, floor: float) -> tuple[float, dict]:
-        """A wake-up round trip and `go`, on this process's clock, two floors taken off:
-        whatever the worker does once its inputs can be seen is inside the time."""
+    def _stage(self, peer: Peer, slot: str) -> None:
+        """The reference worker stages a call's inputs in `slot` while `peer` is stopped
+        (nothing of the worker's runs while its inputs arrive), then `peer` continues."""
+        ref = self.ref.peer
+        ref.stage = f"staging the inputs of the {peer.who}"
+        _stop(peer.worker)
+        try:
+            _ok(ref.call("stage", self.deadline, self.limit, slot=slot), ref)
+        finally:
+            _continue(peer.worker)
+
+    def _timed(self, peer: Peer, floor: float, command: str = "go") -> tuple[float, dict]:
+        """A wake-up round trip and `command` (`go`; `ping` for an empty call), on this
+        process's clock, two floors taken off: whatever the worker does once its inputs can
+        be seen is inside the time."""
         t0 = _clock()
         _ok(peer.call("ping", self.deadline, self.limit), peer)
-        reply = peer.call("go", self.deadline, self.limit)
+        reply = peer.call(command, self.deadline, self.limit)
         wall = (_clock() - t0) * 1e3
         _ok(reply, peer)
         trusted = max(wall - 2 * floor, 1e-6)
@@ -475,13 +486,7 @@ class _Pair:
             peer = self._peer(kind)
             if poison:
                 _ok(peer.call("poison", self.deadline, self.limit), peer)
-            ref.stage = f"staging the inputs of the {peer.who}"
-            slot = "candidate" if kind == "candidate" else "baseline"
-            _stop(peer.worker)  # nothing of the worker's runs while its inputs arrive
-            try:
-                _ok(ref.call("stage", self.deadline, self.limit, slot=slot), ref)
-            finally:
-                _continue(peer.worker)
+            self._stage(peer, "candidate" if kind == "candidate" else "baseline")
             try:
                 times[kind], _ = self._timed(peer, self.run.floor_ms)
             finally:
@@ -510,17 +515,9 @@ class _Pair:
         trips timed like a `go`, floors taken off (median). A time not well above it measures
         the wake-up and the channel more than the code."""
         times = []
-        ref = self.ref.peer
         for _ in range(calls):
-            _stop(self.cand.worker)
-            try:
-                _ok(ref.call("stage", self.deadline, self.limit, slot="candidate"), ref)
-            finally:
-                _continue(self.cand.worker)
-            t0 = _clock()
-            _ok(self.cand.call("ping", self.deadline, self.limit), self.cand)
-            _ok(self.cand.call("ping", self.deadline, self.limit), self.cand)
-            times.append(max((_clock() - t0) * 1e3 - 2 * self.run.floor_ms, 0.0))
+            self._stage(self.cand, "candidate")
+            times.append(self._timed(self.cand, self.run.floor_ms, command="ping")[0])
         return statistics.median(times)
 
     def time_all(self) -> None:
