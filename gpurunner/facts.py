@@ -53,7 +53,7 @@ def _profile(value: Any) -> dict[str, Any] | None:
     return out
 
 
-_KERNEL_NUMBERS = {  # field -> its plausible range
+KERNEL_FIELDS = {  # field -> its plausible range
     "registers": (0, 255), "local_bytes": (0, 1 << 30), "shared_bytes": (0, 1 << 30),
     "launches": (0, 1e6), "duration_us": (0, 3.6e9), "dram_pct": (0, 1000), "sm_pct": (0, 1000),
     "occupancy_pct": (0, 1000), "theoretical_occupancy_pct": (0, 1000)}
@@ -69,7 +69,7 @@ def kernel_rows(value: Any, limit: int = 64) -> list[dict[str, Any]]:
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             continue
         row: dict[str, Any] = {"name": item["name"][:300]}
-        for key, (low, high) in _KERNEL_NUMBERS.items():
+        for key, (low, high) in KERNEL_FIELDS.items():
             x = number(item.get(key), low, high)
             if x is not None:
                 row[key] = int(x) if key in ("registers", "local_bytes", "shared_bytes",

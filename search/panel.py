@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
+from gpurunner.facts import KERNEL_FIELDS
 from gpurunner.report import Verdict
 from search.engine.types import CATEGORIES
 from search.highlight import highlight_diff, highlight_source
@@ -45,15 +46,13 @@ def time_by_operator(profile: Any, top: int = 8) -> list[dict[str, Any]]:
     return [{"name": name, "us": us, "pct": 100 * us / total if total else None} for name, us in ranked]
 
 
-def kernel_rows(kernels: Any) -> list[dict[str, Any]]:
+def kernel_table(kernels: Any) -> list[dict[str, Any]]:
     """The kernel's GPU kernels as the panel's table shows them: only rows with a name, each
-    number present or None (the verdict came from a sandboxed process: typed on arrival)."""
+    figure (gpurunner.facts.KERNEL_FIELDS) present or None, so the template needs no guard."""
     if not isinstance(kernels, list):
         return []
-    keys = ("registers", "local_bytes", "shared_bytes", "duration_us", "launches", "dram_pct",
-            "sm_pct", "occupancy_pct", "theoretical_occupancy_pct")
     return [{"name": str(k["name"])} | {key: k.get(key) if isinstance(k.get(key), int | float)
-                                         else None for key in keys}
+                                         else None for key in KERNEL_FIELDS}
             for k in kernels if isinstance(k, dict) and k.get("name")]
 
 
@@ -75,7 +74,7 @@ def panel_context(search: Search, node: Node) -> dict[str, Any]:
         "checks_passed": sum(1 for c in verdict.get("checks") or [] if c.get("passed")),
         "downloadable": node.kind == "kernel" and bool(node.source),
         "time_by_operator": time_by_operator(verdict.get("profile")),
-        "kernel_rows": kernel_rows(verdict.get("kernels")),
+        "kernel_rows": kernel_table(verdict.get("kernels")),
     }
     parent = parent_kernel(node)
     if parent is not None and code:
